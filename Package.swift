@@ -1,0 +1,67 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "MockServer",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "Scenarios", targets: ["Scenarios"]),
+        .library(name: "MockServer", targets: ["MockServer"]),
+        .library(name: "ContractTests", targets: ["ContractTests"]),
+        .library(name: "MockFixtures", targets: ["MockFixtures"]),
+        .executable(name: "mock-server", targets: ["mock-server"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.0"),
+    ],
+    targets: [
+        // The built-in fixture set, shipped as resources so `swift run mock-server`
+        // and any package depending on MockServer find it with no flags.
+        .target(
+            name: "MockFixtures",
+            path: "Fixtures",
+            exclude: ["README.md"],
+            resources: [.copy("restaurant"), .copy("openmarket"), .copy("scenarios")]
+        ),
+        // The engine: pure, deterministic, no sockets.
+        .target(
+            name: "Scenarios",
+            dependencies: [
+                .product(name: "MultipartKit", package: "multipart-kit"),
+            ]
+        ),
+        // The SwiftNIO transport that executes response plans.
+        .target(
+            name: "MockServer",
+            dependencies: [
+                "Scenarios",
+                "MockFixtures",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The contract-test harness users run in their own test targets.
+        .target(
+            name: "ContractTests",
+            dependencies: ["MockServer", "Scenarios"]
+        ),
+        .executableTarget(
+            name: "mock-server",
+            dependencies: [
+                "MockServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "MockFixtures"]),
+        .testTarget(name: "MockServerTests", dependencies: ["MockServer", "Scenarios", "MockFixtures"]),
+        .testTarget(name: "ContractTestsTests", dependencies: ["ContractTests", "MockServer"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,125 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Scenarios
+
+/// A real HTTP/1.1 server on SwiftNIO that answers with an engine's plans.
+///
+///     let server = MockHTTPServer(engine: try MockEngine(configuration: ...))
+///     let address = try await server.start()      // port 0 by default
+///     ... URLSession against address.baseURL ...
+///     await server.stop()
+public actor MockHTTPServer {
+    public enum State: Sendable {
+        case initial
+        case running(BoundAddress)
+        case shuttingDown
+        case shutdown
+    }
+
+    public nonisolated let engine: MockEngine
+    public nonisolated let configuration: ServerConfiguration
+    private let group: any EventLoopGroup
+    private let logger: Logger
+    private let connections = ConnectionTracker()
+    private var channel: (any Channel)?
+    public private(set) var state: State = .initial
+
+    public init(
+        engine: MockEngine,
+        configuration: ServerConfiguration = ServerConfiguration(),
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger = Logger(label: "mock-server")
+    ) {
+        self.engine = engine
+        self.configuration = configuration
+        self.group = group
+        self.logger = logger
+    }
+
+    /// Binds and starts accepting connections; returns the address actually bound.
+    @discardableResult
+    public func start() async throws -> BoundAddress {
+        guard case .initial = state else { throw ServerError.alreadyStarted }
+        let engine = engine
+        let maxBody = configuration.maxRequestBodySize
+        let logger = logger
+        let connections = connections
+        let fallbackHost = Self.urlHost(configuration.host)
+        let portBox = Locked(0)
+
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 1024)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.maxMessagesPerRead, value: 16)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    try sync.addHandler(connections)
+                    try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: false)
+                    try sync.addHandler(HTTPRequestHandler(
+                        engine: engine, maxRequestBodySize: maxBody,
+                        fallbackBaseURL: "http://\(fallbackHost):\(portBox.current)", logger: logger))
+                }
+            }
+
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw ServerError.addressInUse(host: configuration.host, port: configuration.port)
+        } catch {
+            throw ServerError.cannotBind(host: configuration.host, port: configuration.port, reason: "\(error)")
+        }
+        let port = channel.localAddress?.port ?? configuration.port
+        portBox.withLock { $0 = port }
+        self.channel = channel
+        let address = BoundAddress(host: configuration.host, port: port)
+        state = .running(address)
+        logger.info("listening", metadata: ["address": "\(address.baseURL)", "apis": "\(engine.apis.joined(separator: ","))"])
+        return address
+    }
+
+    /// The bound address; throws unless running.
+    public var address: BoundAddress {
+        get throws {
+            guard case .running(let address) = state else { throw ServerError.notRunning }
+            return address
+        }
+    }
+
+    /// Stops listening and closes every open connection.
+    public func stop() async {
+        guard case .running = state, let channel else {
+            state = .shutdown
+            return
+        }
+        state = .shuttingDown
+        try? await channel.close()
+        await connections.closeAll()
+        self.channel = nil
+        state = .shutdown
+        logger.info("stopped")
+    }
+
+    /// A host as it goes in a URL: IPv6 literals get brackets, the wildcard address
+    /// becomes loopback.
+    static func urlHost(_ host: String) -> String {
+        if host == "0.0.0.0" { return "127.0.0.1" }
+        if host == "::" { return "[::1]" }
+        return host.contains(":") ? "[\(host)]" : host
+    }
+}
+
+/// Where a started server listens.
+public struct BoundAddress: Sendable, Equatable {
+    public let host: String
+    public let port: Int
+
+    /// `http://HOST:PORT`, with IPv6 hosts bracketed.
+    public var baseURL: String { "http://\(MockHTTPServer.urlHost(host)):\(port)" }
+    public var url: URL { URL(string: baseURL)! }
+}

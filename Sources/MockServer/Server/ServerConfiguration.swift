@@ -1,0 +1,38 @@
+import Foundation
+import Logging
+
+/// How a `MockHTTPServer` listens.
+public struct ServerConfiguration: Sendable {
+    public var host: String
+    /// 0 asks the system for a free port; read the bound one from the server.
+    public var port: Int
+    /// Request bodies larger than this are answered with 413 and the connection closed.
+    public var maxRequestBodySize: Int
+
+    public init(host: String = "127.0.0.1", port: Int = 0, maxRequestBodySize: Int = 8 * 1024 * 1024) {
+        self.host = host
+        self.port = port
+        self.maxRequestBodySize = maxRequestBodySize
+    }
+}
+
+/// Why a server could not start.
+public enum ServerError: Error, CustomStringConvertible, Equatable {
+    case addressInUse(host: String, port: Int)
+    case cannotBind(host: String, port: Int, reason: String)
+    case alreadyStarted
+    case notRunning
+
+    public var description: String {
+        switch self {
+        case .addressInUse(let host, let port):
+            return "port \(port) on \(host) is already in use; stop the other server or pass --port 0 for a free port"
+        case .cannotBind(let host, let port, let reason):
+            return "cannot listen on \(host):\(port): \(reason)"
+        case .alreadyStarted:
+            return "the server is already started"
+        case .notRunning:
+            return "the server is not running"
+        }
+    }
+}

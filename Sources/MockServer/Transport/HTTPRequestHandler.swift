@@ -1,0 +1,149 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+import Scenarios
+
+/// One connection's HTTP/1.1 exchange: collects a request, asks the engine for a plan,
+/// writes it. NIO's pipelining assistance holds later requests until a response ends,
+/// so pipelined requests are answered in order. Errors stay on this connection.
+final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private enum State {
+        case idle
+        case receiving(HTTPRequestHead, ByteBuffer, receivedAt: Date)
+        /// The body passed the limit; the rest is read and dropped, then 413.
+        case discarding(HTTPRequestHead, size: Int, receivedAt: Date)
+        case responding
+    }
+
+    private let engine: MockEngine
+    private let maxRequestBodySize: Int
+    private let fallbackBaseURL: String
+    private let logger: Logger
+    private var state = State.idle
+
+    init(engine: MockEngine, maxRequestBodySize: Int, fallbackBaseURL: String, logger: Logger) {
+        self.engine = engine
+        self.maxRequestBodySize = maxRequestBodySize
+        self.fallbackBaseURL = fallbackBaseURL
+        self.logger = logger
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            let now = engine.timeSource.now()
+            let declared = head.headers.first(name: "content-length").flatMap(Int.init) ?? 0
+            if declared > maxRequestBodySize {
+                state = .discarding(head, size: 0, receivedAt: now)
+            } else {
+                state = .receiving(head, context.channel.allocator.buffer(capacity: max(0, declared)), receivedAt: now)
+            }
+        case .body(var chunk):
+            switch state {
+            case .receiving(let head, var body, let receivedAt):
+                if body.readableBytes + chunk.readableBytes > maxRequestBodySize {
+                    state = .discarding(head, size: body.readableBytes + chunk.readableBytes, receivedAt: receivedAt)
+                } else {
+                    body.writeBuffer(&chunk)
+                    state = .receiving(head, body, receivedAt: receivedAt)
+                }
+            case .discarding(let head, let size, let receivedAt):
+                state = .discarding(head, size: size + chunk.readableBytes, receivedAt: receivedAt)
+            case .idle, .responding:
+                break
+            }
+        case .end:
+            switch state {
+            case .receiving(let head, let body, let receivedAt):
+                state = .responding
+                let request = makeRequest(head, body: Data(buffer: body), receivedAt: receivedAt)
+                let plan = engine.respond(to: request)
+                write(plan, for: head, context: context, keepAlive: head.isKeepAlive)
+            case .discarding(let head, _, let receivedAt):
+                state = .responding
+                let request = makeRequest(head, body: Data(), receivedAt: receivedAt)
+                let plan = ResponsePlan.error(413, "The request body is larger than the limit of \(maxRequestBodySize) bytes",
+                                              details: ["limit": .number(Double(maxRequestBodySize))])
+                engine.recordRejected(request, plan: plan)
+                write(plan, for: head, context: context, keepAlive: false)
+            case .idle, .responding:
+                break
+            }
+        }
+    }
+
+    /// Malformed HTTP: a 400 with a JSON body, journaled, then the connection closes
+    /// (the decoder cannot find the next request's start).
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let parserError = error as? HTTPParserError else {
+            logger.debug("connection error", metadata: ["error": "\(error)"])
+            context.close(promise: nil)
+            return
+        }
+        switch state {
+        case .idle, .receiving, .discarding:
+            let reason = "Malformed HTTP request (\(parserError))"
+            let plan = ResponsePlan.error(400, reason)
+            var request = MockRequest(method: "INVALID", uri: "/", baseURL: fallbackBaseURL, receivedAt: engine.timeSource.now())
+            if case .receiving(let head, _, _) = state { request = makeRequest(head, body: Data(), receivedAt: request.receivedAt) }
+            engine.recordRejected(request, plan: plan)
+            state = .responding
+            let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/")
+            write(plan, for: head, context: context, keepAlive: false)
+        case .responding:
+            context.close(promise: nil)
+        }
+    }
+
+    private func makeRequest(_ head: HTTPRequestHead, body: Data, receivedAt: Date) -> MockRequest {
+        MockRequest(
+            method: head.method.rawValue,
+            uri: head.uri,
+            headers: HeaderFields(head.headers.map { ($0.name, $0.value) }),
+            body: body,
+            baseURL: baseURL(for: head),
+            receivedAt: receivedAt)
+    }
+
+    /// The address the client used (its `Host` header) when it is a plain host[:port].
+    private func baseURL(for head: HTTPRequestHead) -> String {
+        guard let host = head.headers.first(name: "host"), HTTPRequestHandler.isPlainHost(host) else { return fallbackBaseURL }
+        return "http://" + host
+    }
+
+    static func isPlainHost(_ host: String) -> Bool {
+        !host.isEmpty && host.utf8.count <= 255 && host.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ":")
+                || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]") || byte == UInt8(ascii: "_")
+        }
+    }
+
+    private func write(_ plan: ResponsePlan, for request: HTTPRequestHead, context: ChannelHandlerContext, keepAlive: Bool) {
+        var headers = HTTPHeaders()
+        for field in plan.headers where !field.name.caseInsensitiveEquals("content-length") {
+            headers.add(name: field.name, value: field.value)
+        }
+        let bodyAllowed = plan.status != 304 && plan.status != 204 && !(100..<200).contains(plan.status)
+        if bodyAllowed {
+            headers.replaceOrAdd(name: "Content-Length", value: String(plan.body.count))
+        }
+        headers.replaceOrAdd(name: "Connection", value: keepAlive ? "keep-alive" : "close")
+        let head = HTTPResponseHead(version: request.version.major == 1 && request.version.minor == 0 ? .http1_0 : .http1_1,
+                                    status: HTTPResponseStatus(statusCode: plan.status), headers: headers)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        if bodyAllowed && request.method != .HEAD && !plan.body.isEmpty {
+            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(data: plan.body)))), promise: nil)
+        }
+        let ended = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        state = .idle
+        if !keepAlive {
+            ended.whenComplete { [channel = context.channel] _ in channel.close(promise: nil) }
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+
+/// The Restaurant fixture set, as users edit it under `Fixtures/restaurant/`:
+/// `categories.json`, `menu.json` and `images/`.
+public struct RestaurantFixtures: Sendable {
+    public struct Category: Codable, Sendable, Equatable {
+        public var id: Int
+        public var name: String
+    }
+
+    public struct MenuItem: Codable, Sendable, Equatable {
+        public var id: Int
+        public var name: String
+        public var description: String
+        public var price: Double
+        public var category: String
+        /// Minutes; the order rule of each variant is built on it.
+        public var estimatedPrepTime: Int
+        /// A file name in `images/`.
+        public var image: String
+
+        enum CodingKeys: String, CodingKey {
+            case id, name, description, price, category, image
+            case estimatedPrepTime = "estimated_prep_time"
+        }
+    }
+
+    struct CategoriesFile: Codable { var categories: [Category] }
+    struct MenuFile: Codable { var items: [MenuItem] }
+
+    public var categories: [Category]
+    public var items: [MenuItem]
+    /// Image bytes by file name, read once at load.
+    public var images: [String: StaticAsset]
+
+    public init(categories: [Category], items: [MenuItem], images: [String: StaticAsset]) {
+        self.categories = categories
+        self.items = items
+        self.images = images
+    }
+
+    /// Loads and checks a fixture folder; every problem is reported with file and JSON path.
+    public static func load(from directory: URL) throws(FixtureError) -> RestaurantFixtures {
+        let categoriesURL = directory.appendingPathComponent("categories.json")
+        let menuURL = directory.appendingPathComponent("menu.json")
+        var problems: [FixtureProblem] = []
+        var categories: [Category] = []
+        var items: [MenuItem] = []
+        do { categories = try FixtureFile.decode(CategoriesFile.self, from: categoriesURL).categories } catch { problems += error.problems }
+        do { items = try FixtureFile.decode(MenuFile.self, from: menuURL).items } catch { problems += error.problems }
+        guard problems.isEmpty else { throw FixtureError(problems) }
+
+        problems += checkCategories(categories, file: categoriesURL.path)
+        let names = Set(categories.map(\.name))
+        var seenIDs = Set<Int>()
+        var images: [String: StaticAsset] = [:]
+        let imagesDirectory = directory.appendingPathComponent("images")
+        for (index, item) in items.enumerated() {
+            let path = "$.items[\(index)]"
+            func problem(_ key: String, _ reason: String) {
+                problems.append(FixtureProblem(file: menuURL.path, jsonPath: "\(path).\(key)", reason: reason))
+            }
+            if !seenIDs.insert(item.id).inserted { problem("id", "duplicate id \(item.id)") }
+            if item.name.trimmingCharacters(in: .whitespaces).isEmpty { problem("name", "must not be empty") }
+            if !(item.price >= 0) { problem("price", "must be zero or more, found \(item.price)") }
+            if item.estimatedPrepTime < 0 { problem("estimated_prep_time", "must be zero or more minutes") }
+            if !names.contains(item.category) {
+                problem("category", "\"\(item.category)\" is not in categories.json (\(categories.map(\.name).joined(separator: ", ")))")
+            }
+            guard images[item.image] == nil else { continue }
+            switch loadImage(named: item.image, in: imagesDirectory) {
+            case .success(let asset): images[item.image] = asset
+            case .failure(let reason): problem("image", reason)
+            }
+        }
+        guard problems.isEmpty else { throw FixtureError(problems) }
+        return RestaurantFixtures(categories: categories, items: items, images: images)
+    }
+
+    static func checkCategories(_ categories: [Category], file: String) -> [FixtureProblem] {
+        var problems: [FixtureProblem] = []
+        var ids = Set<Int>(), names = Set<String>()
+        for (index, category) in categories.enumerated() {
+            if !ids.insert(category.id).inserted {
+                problems.append(FixtureProblem(file: file, jsonPath: "$.categories[\(index)].id", reason: "duplicate id \(category.id)"))
+            }
+            if category.name.isEmpty || !names.insert(category.name).inserted {
+                problems.append(FixtureProblem(file: file, jsonPath: "$.categories[\(index)].name",
+                                               reason: category.name.isEmpty ? "must not be empty" : "duplicate name \"\(category.name)\""))
+            }
+        }
+        return problems
+    }
+
+    enum ImageLoad { case success(StaticAsset), failure(String) }
+
+    static func loadImage(named name: String, in directory: URL) -> ImageLoad {
+        guard !name.isEmpty, !name.contains("/"), !name.hasPrefix(".") else {
+            return .failure("\"\(name)\" must be a plain file name inside images/")
+        }
+        let url = directory.appendingPathComponent(name)
+        guard let data = try? Data(contentsOf: url) else {
+            return .failure("image file images/\(name) cannot be read")
+        }
+        guard let format = ImageFormat(sniffing: data) else {
+            return .failure("images/\(name) is not a PNG or JPEG file")
+        }
+        let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+        let modified = attributes?[.modificationDate] as? Date ?? Date(timeIntervalSince1970: 0)
+        return .success(StaticAsset(name: name, data: data, contentType: format.mimeType, lastModified: modified))
+    }
+}

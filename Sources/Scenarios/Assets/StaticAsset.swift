@@ -1,0 +1,54 @@
+import Foundation
+
+/// A file served from memory with validators: `ETag` (a digest of the bytes),
+/// `Last-Modified`, `Cache-Control`, and `304 Not Modified` on a matching
+/// `If-None-Match` or a not-older `If-Modified-Since`. Loaded once; never read per request.
+public struct StaticAsset: Sendable {
+    public let name: String
+    public let data: Data
+    public let contentType: String
+    public let etag: String
+    /// Whole seconds: HTTP dates carry no fractions, and comparisons must agree.
+    public let lastModified: Date
+    public let lastModifiedText: String
+
+    public init(name: String, data: Data, contentType: String, lastModified: Date) {
+        self.name = name
+        self.data = data
+        self.contentType = contentType
+        self.etag = "\"" + StableHash.hex(StableHash.fnv1a64(bytes: data)) + "\""
+        self.lastModified = Date(timeIntervalSince1970: lastModified.timeIntervalSince1970.rounded(.down))
+        self.lastModifiedText = HTTPDate.format(self.lastModified)
+    }
+
+    /// The response to a GET or HEAD of this asset.
+    public func respond(to request: MockRequest, cacheControl: String, contentType: String? = nil) -> ResponsePlan {
+        var headers: HeaderFields = [
+            "ETag": etag,
+            "Last-Modified": lastModifiedText,
+            "Cache-Control": cacheControl,
+        ]
+        if isNotModified(for: request) {
+            return ResponsePlan(status: 304, headers: headers)
+        }
+        headers.add("Content-Type", contentType ?? self.contentType)
+        return ResponsePlan(status: 200, headers: headers, body: data)
+    }
+
+    /// RFC 9110 §13.2.2: If-None-Match wins; If-Modified-Since counts only without it.
+    func isNotModified(for request: MockRequest) -> Bool {
+        if let ifNoneMatch = request.headers["If-None-Match"] {
+            let tags = ifNoneMatch.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            return tags.contains { $0 == "*" || StaticAsset.weakCompare($0, etag) }
+        }
+        if let since = request.headers["If-Modified-Since"].flatMap(HTTPDate.parse) {
+            return lastModified <= since
+        }
+        return false
+    }
+
+    static func weakCompare(_ a: String, _ b: String) -> Bool {
+        func opaque(_ tag: String) -> Substring { tag.hasPrefix("W/") ? tag.dropFirst(2) : Substring(tag) }
+        return opaque(a) == opaque(b)
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// One HTTP request as the engine sees it: transport-independent and immutable.
+public struct MockRequest: Sendable {
+    public var method: String
+    /// The path without the query, percent-decoded per segment is left to the matcher.
+    public var path: String
+    /// Query items in order; a name without `=` has an empty value.
+    public var query: [(name: String, value: String)]
+    public var headers: HeaderFields
+    public var body: Data
+    /// `scheme://host:port` as the client addressed this server; absolute URLs in
+    /// responses (image URLs) are built on it.
+    public var baseURL: String
+    public var receivedAt: Date
+
+    public init(
+        method: String,
+        uri: String,
+        headers: HeaderFields = [:],
+        body: Data = Data(),
+        baseURL: String = "http://localhost",
+        receivedAt: Date = Date(timeIntervalSince1970: 0)
+    ) {
+        self.method = method.uppercased()
+        let (path, query) = MockRequest.split(uri: uri)
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.baseURL = baseURL
+        self.receivedAt = receivedAt
+    }
+
+    /// The first value of a query item, percent-decoded.
+    public func queryValue(_ name: String) -> String? {
+        query.first { $0.name == name }?.value
+    }
+
+    public func queryValues(_ name: String) -> [String] {
+        query.filter { $0.name == name }.map(\.value)
+    }
+
+    /// The original URI: path plus query.
+    public var uri: String {
+        guard !query.isEmpty else { return path }
+        let items = query.map { $0.value.isEmpty ? $0.name : "\($0.name)=\($0.value)" }
+        return path + "?" + items.joined(separator: "&")
+    }
+
+    static func split(uri: String) -> (String, [(name: String, value: String)]) {
+        var rawPath = Substring(uri)
+        var rawQuery: Substring = ""
+        if let mark = uri.firstIndex(of: "?") {
+            rawPath = uri[..<mark]
+            rawQuery = uri[uri.index(after: mark)...]
+        }
+        if let hash = rawQuery.firstIndex(of: "#") { rawQuery = rawQuery[..<hash] }
+        // An absolute-form request target ("http://host/path") keeps only its path.
+        if rawPath.hasPrefix("http://") || rawPath.hasPrefix("https://"),
+           let afterScheme = rawPath.range(of: "://")?.upperBound {
+            let rest = rawPath[afterScheme...]
+            rawPath = rest.firstIndex(of: "/").map { rest[$0...] } ?? "/"
+        }
+        let path = rawPath.isEmpty ? "/" : String(rawPath)
+        let query: [(name: String, value: String)] = rawQuery.split(separator: "&").compactMap { item in
+            guard !item.isEmpty else { return nil }
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = decodeQueryComponent(parts[0])
+            let value = parts.count > 1 ? decodeQueryComponent(parts[1]) : ""
+            return (name: name, value: value)
+        }
+        return (path, query)
+    }
+
+    private static func decodeQueryComponent(_ text: Substring) -> String {
+        let spaced = text.replacingOccurrences(of: "+", with: " ")
+        return spaced.removingPercentEncoding ?? spaced
+    }
+}

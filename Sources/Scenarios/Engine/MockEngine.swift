@@ -1,0 +1,91 @@
+import Foundation
+
+/// Everything one mock server instance knows: the API simulators built from fixtures,
+/// the journal and the clock. State belongs to an engine, never to a global, so every
+/// server (and every test) starts from its own fixtures.
+public final class MockEngine: Responder {
+    public let configuration: EngineConfiguration
+    public let journal: Journal
+    public let restaurant: RestaurantSimulator?
+    public let router: Router
+    private let pipeline: any Responder
+
+    public var timeSource: any TimeSource { configuration.timeSource }
+
+    /// Loads the fixtures named by `configuration` and assembles the APIs.
+    public init(configuration: EngineConfiguration) throws(FixtureError) {
+        self.configuration = configuration
+        let set = try FixtureSet.load(from: configuration.fixturesDirectory)
+        restaurant = set.restaurant.map {
+            RestaurantSimulator(fixtures: $0, variant: configuration.restaurantVariant,
+                                imageCacheControl: configuration.imageCacheControl)
+        }
+        router = Router(routes: restaurant?.routes ?? [])
+        journal = Journal(capacity: configuration.journalCapacity, bodyLimit: configuration.journalBodyLimit)
+        pipeline = JournalingResponder(router, journal: journal)
+    }
+
+    public func respond(to request: MockRequest) -> ResponsePlan {
+        pipeline.respond(to: request)
+    }
+
+    /// Journals a request the transport answered itself (too large, malformed), so no
+    /// request is ever missing from the journal.
+    public func recordRejected(_ request: MockRequest, plan: ResponsePlan) {
+        journal.record(request, plan: plan)
+    }
+
+    /// The API names this engine serves, for logs and the info endpoint.
+    public var apis: [String] {
+        var names: [String] = []
+        if restaurant != nil { names.append("restaurant") }
+        return names
+    }
+}
+
+public struct EngineConfiguration: Sendable {
+    /// A folder with `restaurant/` and/or `openmarket/` fixture sets.
+    public var fixturesDirectory: URL
+    public var restaurantVariant: RestaurantVariant
+    public var journalCapacity: Int
+    public var journalBodyLimit: Int
+    public var imageCacheControl: String
+    public var seed: UInt64
+    public var timeSource: any TimeSource
+
+    public init(
+        fixturesDirectory: URL,
+        restaurantVariant: RestaurantVariant = .original,
+        journalCapacity: Int = 10_000,
+        journalBodyLimit: Int = 64 * 1024,
+        imageCacheControl: String = "public, max-age=3600",
+        seed: UInt64 = 0,
+        timeSource: any TimeSource = SystemTimeSource()
+    ) {
+        self.fixturesDirectory = fixturesDirectory
+        self.restaurantVariant = restaurantVariant
+        self.journalCapacity = journalCapacity
+        self.journalBodyLimit = journalBodyLimit
+        self.imageCacheControl = imageCacheControl
+        self.seed = seed
+        self.timeSource = timeSource
+    }
+}
+
+/// The fixture sets found in one folder.
+public struct FixtureSet: Sendable {
+    public var restaurant: RestaurantFixtures?
+
+    public static func load(from directory: URL) throws(FixtureError) -> FixtureSet {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw FixtureError(file: directory.path, reason: "fixtures folder not found")
+        }
+        let restaurantDirectory = directory.appendingPathComponent("restaurant")
+        let hasRestaurant = FileManager.default.fileExists(atPath: restaurantDirectory.path)
+        guard hasRestaurant else {
+            throw FixtureError(file: directory.path, reason: "the folder holds no fixture set (expected restaurant/ or openmarket/ inside it)")
+        }
+        return FixtureSet(restaurant: try RestaurantFixtures.load(from: restaurantDirectory))
+    }
+}

@@ -1,0 +1,12 @@
+/// The one core protocol: answer a request with a plan. Journal, scenarios and the API
+/// simulators are responders; extra behaviour wraps a responder rather than growing it.
+public protocol Responder: Sendable {
+    func respond(to request: MockRequest) -> ResponsePlan
+}
+
+/// A responder from a closure.
+public struct ClosureResponder: Responder {
+    let body: @Sendable (MockRequest) -> ResponsePlan
+    public init(_ body: @escaping @Sendable (MockRequest) -> ResponsePlan) { self.body = body }
+    public func respond(to request: MockRequest) -> ResponsePlan { body(request) }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// What to answer: the engine's decision, carried out by a transport.
+/// Plans are values; building one never touches a socket.
+public struct ResponsePlan: Sendable {
+    public var status: Int
+    public var headers: HeaderFields
+    public var body: Data
+    /// Which route or rule produced the plan ("restaurant.menu"); nil when no route matched.
+    public var answeredBy: String?
+
+    public init(status: Int, headers: HeaderFields = [:], body: Data = Data(), answeredBy: String? = nil) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.answeredBy = answeredBy
+    }
+
+    /// A JSON body from already-encoded bytes.
+    public static func json(_ status: Int = 200, _ body: Data, headers: HeaderFields = [:]) -> ResponsePlan {
+        var headers = headers
+        headers.set("Content-Type", "application/json; charset=utf-8")
+        return ResponsePlan(status: status, headers: headers, body: body)
+    }
+
+    /// A JSON body encoded from a value.
+    public static func json(_ status: Int = 200, _ value: JSONValue, headers: HeaderFields = [:]) -> ResponsePlan {
+        .json(status, JSONCoding.encode(value), headers: headers)
+    }
+
+    public static func text(_ status: Int = 200, _ text: String, contentType: String = "text/plain; charset=utf-8") -> ResponsePlan {
+        ResponsePlan(status: status, headers: ["Content-Type": contentType], body: Data(text.utf8))
+    }
+
+    /// The error body every route uses, Vapor's shape: `{"error": true, "reason": "..."}`,
+    /// plus optional details.
+    public static func error(_ status: Int, _ reason: String, details: [String: JSONValue] = [:]) -> ResponsePlan {
+        var members: [String: JSONValue] = ["error": true, "reason": .string(reason)]
+        members.merge(details) { current, _ in current }
+        return .json(status, .object(members))
+    }
+
+    public func answered(by name: String) -> ResponsePlan {
+        var plan = self
+        plan.answeredBy = name
+        return plan
+    }
+}
+
+/// One JSON encoder configuration for every body the mock writes: stable key order.
+public enum JSONCoding {
+    public static func encode<T: Encodable>(_ value: T) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding our own value types cannot fail; a failure is a programming error.
+        return (try? encoder.encode(value)) ?? Data("null".utf8)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+/// A problem in a fixture or scenario file: which file, where in it (a JSON path like
+/// `$.items[2].price`), and what is wrong.
+public struct FixtureProblem: Sendable, Equatable, CustomStringConvertible {
+    public var file: String
+    public var jsonPath: String
+    public var reason: String
+
+    public init(file: String, jsonPath: String = "$", reason: String) {
+        self.file = file
+        self.jsonPath = jsonPath
+        self.reason = reason
+    }
+
+    public var description: String { "\(file): \(jsonPath): \(reason)" }
+}
+
+/// Every problem found while loading a set of files.
+public struct FixtureError: Error, Sendable, CustomStringConvertible {
+    public var problems: [FixtureProblem]
+
+    public init(_ problems: [FixtureProblem]) { self.problems = problems }
+    public init(file: String, jsonPath: String = "$", reason: String) {
+        self.problems = [FixtureProblem(file: file, jsonPath: jsonPath, reason: reason)]
+    }
+
+    public var description: String { problems.map(\.description).joined(separator: "\n") }
+}
+
+/// Reads and decodes fixture files, turning decoding errors into file + JSON path + reason.
+public enum FixtureFile {
+    public static func read(_ url: URL) throws(FixtureError) -> Data {
+        do {
+            return try Data(contentsOf: url)
+        } catch {
+            throw FixtureError(file: url.path, reason: "cannot read the file (\(FixtureFile.describe(error)))")
+        }
+    }
+
+    public static func decode<T: Decodable>(_ type: T.Type, from url: URL) throws(FixtureError) -> T {
+        try decode(type, from: read(url), file: url.path)
+    }
+
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data, file: String) throws(FixtureError) -> T {
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch let error as DecodingError {
+            throw FixtureError([problem(error, file: file)])
+        } catch {
+            throw FixtureError(file: file, reason: "not valid JSON")
+        }
+    }
+
+    static func problem(_ error: DecodingError, file: String) -> FixtureProblem {
+        switch error {
+        case .typeMismatch(let type, let context):
+            return FixtureProblem(file: file, jsonPath: jsonPath(context.codingPath),
+                                  reason: "expected \(typeName(type)): \(context.debugDescription)")
+        case .valueNotFound(let type, let context):
+            return FixtureProblem(file: file, jsonPath: jsonPath(context.codingPath),
+                                  reason: "expected \(typeName(type)), found null")
+        case .keyNotFound(let key, let context):
+            return FixtureProblem(file: file, jsonPath: jsonPath(context.codingPath + [key]),
+                                  reason: "required key \"\(key.stringValue)\" is missing")
+        case .dataCorrupted(let context):
+            let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
+            let reason = context.codingPath.isEmpty
+                ? "not valid JSON" + (underlying.map { " (\($0))" } ?? "")
+                : context.debugDescription
+            return FixtureProblem(file: file, jsonPath: jsonPath(context.codingPath), reason: reason)
+        @unknown default:
+            return FixtureProblem(file: file, reason: "\(error)")
+        }
+    }
+
+    /// `$.items[2].price` for a coding path.
+    public static func jsonPath(_ codingPath: [any CodingKey]) -> String {
+        codingPath.reduce("$") { path, key in
+            if let index = key.intValue { return path + "[\(index)]" }
+            return path + "." + key.stringValue
+        }
+    }
+
+    static func typeName(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: return "a string"
+        case is Int.Type, is Int64.Type, is UInt.Type: return "an integer"
+        case is Double.Type, is Float.Type: return "a number"
+        case is Bool.Type: return "a boolean"
+        default:
+            let name = String(describing: type)
+            if name.hasPrefix("Array") || name.hasPrefix("[") { return "an array" }
+            if name.hasPrefix("Dictionary") { return "an object" }
+            return "an object (\(name))"
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if nsError.domain == NSCocoaErrorDomain && nsError.code == NSFileReadNoSuchFileError { return "no such file" }
+        return nsError.localizedDescription
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+
+/// Every request the server received, matched or not, with what answered it.
+/// Bounded: the oldest entries are evicted past `capacity`, while `totalCount` stays
+/// exact, so a count that might include evicted requests can say so.
+public final class Journal: Sendable {
+    public let capacity: Int
+    /// Request bodies up to this size are kept whole; larger ones as size and digest.
+    public let bodyLimit: Int
+
+    private struct Storage {
+        var ring: [ServeEvent] = []
+        var head = 0            // index of the oldest entry once the ring is full
+        var total: UInt64 = 0
+    }
+
+    private let storage = Locked(Storage())
+
+    public init(capacity: Int = 10_000, bodyLimit: Int = 64 * 1024) {
+        precondition(capacity > 0, "journal capacity must be positive")
+        self.capacity = capacity
+        self.bodyLimit = bodyLimit
+    }
+
+    @discardableResult
+    public func record(_ request: MockRequest, plan: ResponsePlan) -> ServeEvent {
+        let recorded = RecordedRequest(request, bodyLimit: bodyLimit)
+        return storage.withLock { storage in
+            storage.total += 1
+            let event = ServeEvent(
+                id: storage.total, receivedAt: request.receivedAt, request: recorded,
+                status: plan.status, responseHeaders: plan.headers,
+                responseBodySize: plan.body.count, answeredBy: plan.answeredBy)
+            if storage.ring.count < capacity {
+                storage.ring.append(event)
+            } else {
+                storage.ring[storage.head] = event
+                storage.head = (storage.head + 1) % capacity
+            }
+            return event
+        }
+    }
+
+    /// Every request ever recorded, including evicted ones.
+    public var totalCount: UInt64 { storage.withLock { $0.total } }
+
+    /// Whether some recorded requests are no longer kept.
+    public var hasEvicted: Bool { storage.withLock { $0.total > UInt64($0.ring.count) } }
+
+    /// The kept entries, oldest first.
+    public func entries() -> [ServeEvent] {
+        storage.withLock { storage in
+            Array(storage.ring[storage.head...] + storage.ring[..<storage.head])
+        }
+    }
+
+    public func entries(matching pattern: RequestPattern) -> [ServeEvent] {
+        entries().filter { pattern.matches($0.request.asRequest) }
+    }
+
+    /// Entries no route answered.
+    public func unmatched() -> [ServeEvent] { entries().filter { !$0.wasMatched } }
+
+    public func clear() {
+        storage.withLock { storage in
+            storage.ring.removeAll(keepingCapacity: true)
+            storage.head = 0
+        }
+    }
+}
+
+/// Records every request and its plan on the way out.
+public struct JournalingResponder: Responder {
+    public let inner: any Responder
+    public let journal: Journal
+
+    public init(_ inner: any Responder, journal: Journal) {
+        self.inner = inner
+        self.journal = journal
+    }
+
+    public func respond(to request: MockRequest) -> ResponsePlan {
+        let plan = inner.respond(to: request)
+        journal.record(request, plan: plan)
+        return plan
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// One request the server received and how it was answered: a journal entry.
+public struct ServeEvent: Sendable, Identifiable {
+    /// 1-based sequence number, unique in a server's life (also after eviction).
+    public let id: UInt64
+    public let receivedAt: Date
+    public let request: RecordedRequest
+    public let status: Int
+    public let responseHeaders: HeaderFields
+    public let responseBodySize: Int
+    /// The route or rule that answered; nil when nothing matched (a 404 from the router)
+    /// or the transport rejected the request before the engine saw it.
+    public let answeredBy: String?
+
+    public var wasMatched: Bool { answeredBy != nil }
+}
+
+/// A request as kept in the journal. Large or binary bodies are kept as size and digest.
+public struct RecordedRequest: Sendable {
+    public let method: String
+    public let path: String
+    public let query: [(name: String, value: String)]
+    public let headers: HeaderFields
+    public let body: RecordedBody
+    /// The full request, for matching patterns against journal entries.
+    public var asRequest: MockRequest {
+        var request = MockRequest(method: method, uri: path, headers: headers, body: body.data ?? Data())
+        request.query = query
+        return request
+    }
+
+    public init(_ request: MockRequest, bodyLimit: Int) {
+        method = request.method
+        path = request.path
+        query = request.query
+        headers = request.headers
+        body = RecordedBody(request.body, limit: bodyLimit)
+    }
+}
+
+public enum RecordedBody: Sendable, Equatable {
+    case empty
+    /// The body kept whole.
+    case bytes(Data)
+    /// Only the size and an FNV-1a 64 digest are kept (over the limit).
+    case summary(size: Int, digest: String)
+
+    init(_ data: Data, limit: Int) {
+        if data.isEmpty {
+            self = .empty
+        } else if data.count <= limit {
+            self = .bytes(data)
+        } else {
+            self = .summary(size: data.count, digest: StableHash.hex(StableHash.fnv1a64(bytes: data)))
+        }
+    }
+
+    public var data: Data? {
+        switch self {
+        case .empty: return Data()
+        case .bytes(let data): return data
+        case .summary: return nil
+        }
+    }
+
+    public var size: Int {
+        switch self {
+        case .empty: return 0
+        case .bytes(let data): return data.count
+        case .summary(let size, _): return size
+        }
+    }
+}

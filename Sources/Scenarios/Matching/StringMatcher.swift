@@ -1,0 +1,61 @@
+import Foundation
+
+/// How one string (a header, a query item) must look. Each meaning is its own case.
+public enum StringMatcher: Sendable, Hashable {
+    case equalTo(String)
+    case equalToIgnoringCase(String)
+    case contains(String)
+    case hasPrefix(String)
+    /// A regular expression that must match the whole value.
+    case matches(String)
+    /// The item must be there, with any value.
+    case present
+    /// The item must not be there.
+    case absent
+
+    public func matches(_ value: String?) -> Bool {
+        switch self {
+        case .absent: return value == nil
+        case .present: return value != nil
+        default: break
+        }
+        guard let value else { return false }
+        switch self {
+        case .equalTo(let expected): return value == expected
+        case .equalToIgnoringCase(let expected): return value.lowercased() == expected.lowercased()
+        case .contains(let part): return value.contains(part)
+        case .hasPrefix(let prefix): return value.hasPrefix(prefix)
+        case .matches(let pattern):
+            guard let regex = RegexCache.shared.regex(pattern) else { return false }
+            let range = NSRange(value.startIndex..., in: value)
+            guard let match = regex.firstMatch(in: value, range: range) else { return false }
+            return match.range == range
+        case .present, .absent: return true
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .equalTo(let s): return "== \"\(s)\""
+        case .equalToIgnoringCase(let s): return "== \"\(s)\" (any case)"
+        case .contains(let s): return "contains \"\(s)\""
+        case .hasPrefix(let s): return "starts with \"\(s)\""
+        case .matches(let s): return "matches /\(s)/"
+        case .present: return "present"
+        case .absent: return "absent"
+        }
+    }
+}
+
+/// Compiled regular expressions, shared: patterns come from scenario files and are few.
+final class RegexCache: Sendable {
+    static let shared = RegexCache()
+    private let cache = Locked([String: NSRegularExpression]())
+
+    func regex(_ pattern: String) -> NSRegularExpression? {
+        if let hit = cache.withLock({ $0[pattern] }) { return hit }
+        guard let compiled = try? NSRegularExpression(pattern: pattern) else { return nil }
+        cache.withLock { $0[pattern] = compiled }
+        return compiled
+    }
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import Logging
+import MockFixtures
+import MockServer
+import Scenarios
+
+@main
+struct MockServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mock-server",
+        abstract: "A scenario-driven fake server for the Restaurant (OrderApp) and Open Market APIs.",
+        discussion: """
+            With no subcommand, serves the built-in fixtures on http://127.0.0.1:8080.
+            Exit status: 0 after a clean stop (SIGINT/SIGTERM), 1 when the server cannot \
+            listen (port in use), 2 for a bad fixture or scenario file or bad arguments.
+            """,
+        subcommands: [Serve.self],
+        defaultSubcommand: Serve.self
+    )
+}
+
+/// Options every subcommand that loads fixtures shares.
+struct FixtureOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("A folder with restaurant/ and/or openmarket/ fixture sets. Default: the built-in fixtures.", valueName: "dir"))
+    var fixtures: String?
+
+    @Option(name: .long, help: ArgumentHelp("An API variant to play; repeat for several. One of: \(VariantSelection.names.joined(separator: ", ")). Default: original.", valueName: "name"))
+    var variant: [String] = []
+
+    var fixturesDirectory: URL {
+        fixtures.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? MockFixtures.directory
+    }
+
+    func validate() throws {
+        do { _ = try VariantSelection.parse(variant) } catch { throw ValidationError(error.description) }
+    }
+}
+
+enum LogLevelOption: String, ExpressibleByArgument, CaseIterable {
+    case trace, debug, info, notice, warning, error, critical
+    var level: Logger.Level { Logger.Level(rawValue: rawValue) ?? .info }
+}
+
+/// Prints problems with fixture or scenario files, one per line, and exits with status 2.
+func failForFixtures(_ error: FixtureError) -> ExitCode {
+    for problem in error.problems {
+        FileHandle.standardError.write(Data("error: \(problem)\n".utf8))
+    }
+    return ExitCode(2)
+}

@@ -1,0 +1,103 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Logging
+import MockServer
+import Scenarios
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve both APIs from fixtures (the default command).",
+        discussion: "Prints exactly one line, `Listening on http://HOST:PORT`, to standard output once the port is bound.")
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on; 0 picks a free port (the line printed at start says which).")
+    var port = 8080
+
+    @OptionGroup var fixtureOptions: FixtureOptions
+
+    @Option(name: .customLong("log-level"), help: "Log detail on standard error: \(LogLevelOption.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var logLevel: LogLevelOption = .info
+
+    @Option(name: .customLong("max-body-size"), help: "The largest request body accepted, in bytes; larger ones get 413.")
+    var maxBodySize = 8 * 1024 * 1024
+
+    @Option(name: .customLong("journal-capacity"), help: "How many requests the journal keeps (the total count stays exact).")
+    var journalCapacity = 10_000
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        guard maxBodySize > 0 else { throw ValidationError("--max-body-size must be positive") }
+        guard journalCapacity > 0 else { throw ValidationError("--journal-capacity must be positive") }
+    }
+
+    func run() async throws {
+        let level = logLevel.level
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "mock-server")
+        let variants = try VariantSelection.parse(fixtureOptions.variant)
+
+        let engine: MockEngine
+        do {
+            engine = try MockEngine(configuration: EngineConfiguration(
+                fixturesDirectory: fixtureOptions.fixturesDirectory,
+                restaurantVariant: variants.restaurant,
+                journalCapacity: journalCapacity))
+        } catch {
+            throw failForFixtures(error)
+        }
+
+        let server = MockHTTPServer(
+            engine: engine,
+            configuration: ServerConfiguration(host: host, port: port, maxRequestBodySize: maxBodySize),
+            logger: logger)
+        let address: BoundAddress
+        do {
+            address = try await server.start()
+        } catch let error as ServerError {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        FileHandle.standardOutput.write(Data("Listening on \(address.baseURL)\n".utf8))
+
+        let signal = await StopSignal.next()
+        logger.info("stopping", metadata: ["signal": "\(signal)"])
+        await server.stop()
+    }
+}
+
+/// Waits for SIGINT or SIGTERM without blocking a thread.
+enum StopSignal {
+    static func next() async -> Int32 {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+            let resumed = Locked(false)
+            var sources: [any DispatchSourceSignal] = []
+            for number in [SIGINT, SIGTERM] {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler {
+                    let first = resumed.withLock { done -> Bool in
+                        defer { done = true }
+                        return !done
+                    }
+                    if first { continuation.resume(returning: number) }
+                }
+                source.resume()
+                sources.append(source)
+            }
+            // The sources live as long as the process; keep them from being released.
+            SignalSources.keep(sources)
+        }
+    }
+}
+
+enum SignalSources {
+    private static let kept = Locked([any DispatchSourceSignal]())
+    static func keep(_ sources: [any DispatchSourceSignal]) { kept.withLock { $0 += sources } }
+}
