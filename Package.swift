@@ -62,6 +62,8 @@ let package = Package(
         .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "MockFixtures"]),
         .testTarget(name: "MockServerTests", dependencies: ["MockServer", "Scenarios", "MockFixtures"]),
         .testTarget(name: "ContractTestsTests", dependencies: ["ContractTests", "MockServer"]),
+        // Runs the built `mock-server` binary as a user would (exit codes, signals, --help).
+        .testTarget(name: "CLITests", dependencies: ["mock-server", "MockFixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -47,7 +47,7 @@ public actor MockHTTPServer {
         let maxBody = configuration.maxRequestBodySize
         let logger = logger
         let connections = connections
-        let fallbackHost = Self.urlHost(configuration.host)
+        let fallbackHost = Self.urlHost(Self.reachableHost(configuration.host))
         let portBox = Locked(0)
 
         let bootstrap = ServerBootstrap(group: group)
@@ -105,12 +105,19 @@ public actor MockHTTPServer {
         logger.info("stopped")
     }
 
-    /// A host as it goes in a URL: IPv6 literals get brackets, the wildcard address
-    /// becomes loopback.
+    /// A host as it goes in a URL: IPv6 literals get brackets.
     static func urlHost(_ host: String) -> String {
-        if host == "0.0.0.0" { return "127.0.0.1" }
-        if host == "::" { return "[::1]" }
-        return host.contains(":") ? "[\(host)]" : host
+        host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+    }
+
+    /// A host a client can connect to: the wildcard addresses become loopback. Used for
+    /// absolute URLs when a request carries no usable `Host` header.
+    static func reachableHost(_ host: String) -> String {
+        switch host {
+        case "0.0.0.0": return "127.0.0.1"
+        case "::": return "::1"
+        default: return host
+        }
     }
 }
 

@@ -28,7 +28,7 @@ public struct ResponsePlan: Sendable {
         .json(status, JSONCoding.encode(value), headers: headers)
     }
 
-    public static func text(_ status: Int = 200, _ text: String, contentType: String = "text/plain; charset=utf-8") -> ResponsePlan {
+    public static func text(_ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8") -> ResponsePlan {
         ResponsePlan(status: status, headers: ["Content-Type": contentType], body: Data(text.utf8))
     }
 

@@ -52,7 +52,8 @@ public struct RequestPattern: Sendable, Hashable, CustomStringConvertible {
         var distance = 0.0
         if let method, method != request.method, !(method == "GET" && request.method == "HEAD") { distance += 1 }
         if let path, path.match(request.path) == nil {
-            distance += PathDistance.between(path.template, request.path)
+            // A wrong path weighs more than a wrong method: `GET /order` is nearest to `POST /order`.
+            distance += 2 * PathDistance.between(path.template, request.path)
         }
         distance += Double(query.filter { !$0.value.matches(request.queryValue($0.key)) }.count) * 0.5
         distance += Double(headers.filter { !$0.value.matches(request.headers[$0.key]) }.count) * 0.5

@@ -1,0 +1,1 @@
+// ContractTests: provider protocols and suites arrive with the contract issue.

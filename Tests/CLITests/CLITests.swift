@@ -1,0 +1,79 @@
+import Foundation
+import MockFixtures
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite struct CLITests {
+    @Test(arguments: [SIGINT, SIGTERM])
+    func servesOnPortZeroPrintsOneLineAndStopsCleanly(signal: Int32) async throws {
+        let child = try MockServerProcess(["--port", "0"])
+        let line = try #require(await child.firstLine())
+        let match = try #require(line.wholeMatch(of: /Listening on http:\/\/127\.0\.0\.1:(\d+)/))
+        let port = try #require(Int(match.1))
+        #expect(port > 0 && port != 8080)
+        let (data, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/categories")!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(String(decoding: data, as: UTF8.self).contains("appetizers"))
+        child.signal(signal)
+        #expect(await child.waitForExit() == 0)
+        #expect(child.readAll(child.stdout).isEmpty, "exactly one line on stdout")
+    }
+
+    @Test func portInUseIsOneLineAndStatus1() async throws {
+        let first = try MockServerProcess(["--port", "0"])
+        let line = try #require(await first.firstLine())
+        let port = String(line.split(separator: ":").last!)
+        let (status, stdout, stderr) = try await MockServerProcess.run(["--port", port])
+        #expect(status == 1)
+        #expect(stdout.isEmpty)
+        let lines = stderr.split(separator: "\n").filter { !$0.contains(" info ") }
+        #expect(lines.count == 1, "\(stderr)")
+        #expect(lines.first?.contains("already in use") == true)
+        first.signal(SIGTERM)
+        _ = await first.waitForExit()
+    }
+
+    @Test func brokenFixtureIsReportedWithFileJSONPathAndStatus2() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cli-fixtures-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: MockFixtures.restaurant, to: folder.appendingPathComponent("restaurant"))
+        let menu = folder.appendingPathComponent("restaurant/menu.json")
+        let text = try String(contentsOf: menu, encoding: .utf8).replacingOccurrences(of: #""id": 4,"#, with: #""id": "four","#)
+        try text.write(to: menu, atomically: true, encoding: .utf8)
+
+        let (status, stdout, stderr) = try await MockServerProcess.run(["--port", "0", "--fixtures", folder.path])
+        #expect(status == 2)
+        #expect(stdout.isEmpty)
+        #expect(stderr.contains("restaurant/menu.json: $.items[3].id: expected an integer"), "\(stderr)")
+        #expect(!stderr.contains("Fatal error"))
+    }
+
+    @Test func unknownVariantIsAUsageError() async throws {
+        let (status, _, stderr) = try await MockServerProcess.run(["--variant", "vintage"])
+        #expect(status != 0)
+        #expect(stderr.contains("unknown variant \"vintage\""))
+    }
+
+    @Test func communityVariantFromTheCommandLine() async throws {
+        let child = try MockServerProcess(["--port", "0", "--variant", "community"])
+        let line = try #require(await child.firstLine())
+        let base = String(line.dropFirst("Listening on ".count))
+        let (data, _) = try await URLSession.shared.data(from: URL(string: base + "/categories")!)
+        #expect(String(decoding: data, as: UTF8.self).contains(#"{"id":1,"name":"appetizers"}"#))
+        child.signal(SIGINT)
+        #expect(await child.waitForExit() == 0)
+    }
+
+    @Test func helpDocumentsEveryFlag() async throws {
+        let (status, stdout, _) = try await MockServerProcess.run(["serve", "--help"])
+        #expect(status == 0)
+        for flag in ["--host", "--port", "--fixtures", "--variant", "--log-level", "--max-body-size", "--journal-capacity"] {
+            #expect(stdout.contains(flag), "--help does not mention \(flag)")
+        }
+        let (_, rootHelp, _) = try await MockServerProcess.run(["--help"])
+        #expect(rootHelp.contains("serve"))
+        #expect(rootHelp.contains("Exit status"))
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The built `mock-server` binary, run as a child process.
+final class MockServerProcess: @unchecked Sendable {
+    static var binary: URL {
+        // The test bundle sits in the same products folder as the executable.
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while folder.path != "/" {
+            let candidate = folder.appendingPathComponent("mock-server")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            folder = folder.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: ".build/debug/mock-server")
+    }
+
+    let process = Process()
+    let stdout = Pipe()
+    let stderr = Pipe()
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+    }
+
+    /// Runs to completion: (exit status, stdout, stderr).
+    static func run(_ arguments: [String], timeout: TimeInterval = 60) async throws -> (Int32, String, String) {
+        let child = try MockServerProcess(arguments)
+        let status = await child.waitForExit(timeout: timeout)
+        return (status, child.readAll(child.stdout), child.readAll(child.stderr))
+    }
+
+    /// The first line on stdout (the `Listening on` line), read off the cooperative pool.
+    func firstLine(timeout: TimeInterval = 60) async -> String? {
+        let handle = stdout.fileHandleForReading
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var bytes = Data()
+                while true {
+                    let chunk = handle.readData(ofLength: 1)
+                    if chunk.isEmpty { break }
+                    if chunk == Data("\n".utf8) { break }
+                    bytes.append(chunk)
+                }
+                continuation.resume(returning: bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self))
+            }
+        }
+    }
+
+    func waitForExit(timeout: TimeInterval = 30) async -> Int32 {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline {
+            try? await Task.sleep(nanoseconds: 20_000_000)
+        }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+            return -1
+        }
+        return process.terminationStatus
+    }
+
+    func readAll(_ pipe: Pipe) -> String {
+        String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    deinit { if process.isRunning { process.terminate() } }
+}

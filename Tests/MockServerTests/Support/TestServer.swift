@@ -1,0 +1,83 @@
+import Foundation
+import MockFixtures
+import MockServer
+import Scenarios
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A server on port 0 with its own engine, for one test.
+struct TestServer {
+    let server: MockHTTPServer
+    let address: BoundAddress
+    var engine: MockEngine { server.engine }
+
+    static func start(
+        restaurant: RestaurantVariant = .original,
+        fixtures: URL = MockFixtures.directory,
+        maxRequestBodySize: Int = 8 * 1024 * 1024,
+        journalCapacity: Int = 10_000
+    ) async throws -> TestServer {
+        let engine = try MockEngine(configuration: EngineConfiguration(
+            fixturesDirectory: fixtures, restaurantVariant: restaurant, journalCapacity: journalCapacity))
+        let server = MockHTTPServer(engine: engine, configuration: ServerConfiguration(port: 0, maxRequestBodySize: maxRequestBodySize))
+        let address = try await server.start()
+        return TestServer(server: server, address: address)
+    }
+
+    func url(_ path: String) -> URL { URL(string: address.baseURL + path)! }
+    var port: Int { address.port }
+}
+
+/// Runs `body` against a fresh server and stops it afterwards, also when `body` throws.
+func withServer<T>(
+    restaurant: RestaurantVariant = .original,
+    maxRequestBodySize: Int = 8 * 1024 * 1024,
+    journalCapacity: Int = 10_000,
+    _ body: (TestServer) async throws -> T
+) async throws -> T {
+    let server = try await TestServer.start(restaurant: restaurant, maxRequestBodySize: maxRequestBodySize, journalCapacity: journalCapacity)
+    do {
+        let result = try await body(server)
+        await server.server.stop()
+        return result
+    } catch {
+        await server.server.stop()
+        throw error
+    }
+}
+
+/// URLSession with no cache, so every call reaches the server.
+enum HTTP {
+    static let session: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.timeoutIntervalForRequest = 15
+        return URLSession(configuration: configuration)
+    }()
+
+    static func get(_ url: URL, headers: [String: String] = [:]) async throws -> (Data, HTTPURLResponse) {
+        var request = URLRequest(url: url)
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        return try await send(request)
+    }
+
+    static func post(_ url: URL, json: String, method: String = "POST") async throws -> (Data, HTTPURLResponse) {
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(json.utf8)
+        return try await send(request)
+    }
+
+    static func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        let (data, response) = try await session.data(for: request)
+        guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
+        return (data, http)
+    }
+
+    static func json(_ data: Data) throws -> Any {
+        try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import Scenarios
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite struct TransportTests {
+    @Test func headSendsHeadersAndContentLengthButNoBody() async throws {
+        try await withServer { server in
+            let (_, get) = try await HTTP.get(server.url("/menu"))
+            let connection = try RawConnection(port: server.port)
+            connection.send("HEAD /menu HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nConnection: close\r\n\r\n")
+            let read = await connection.read()
+            #expect(read.end == .closed)
+            let response = try #require(RawResponse.parseAll(read.data, headRequests: [0]).first)
+            #expect(response.status == 200)
+            #expect(response.header("Content-Length") == get.value(forHTTPHeaderField: "Content-Length"))
+            #expect(read.text.hasSuffix("\r\n\r\n"), "HEAD must carry no body")
+        }
+    }
+
+    @Test func keepAliveServesSeveralRequestsOnOneConnection() async throws {
+        try await withServer { server in
+            let connection = try RawConnection(port: server.port)
+            for path in ["/categories", "/menu?category=soups", "/images/1.png"] {
+                connection.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                let read = await connection.read { RawResponse.parseAll($0).first.map { r in r.body.count == Int(r.header("Content-Length") ?? "0") } ?? false }
+                #expect(read.end == .stillOpen)
+                #expect(read.responses.first?.status == 200)
+            }
+            #expect(server.engine.journal.totalCount == 3)
+        }
+    }
+
+    @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
+        try await withServer { server in
+            let connection = try RawConnection(port: server.port)
+            let order = #"{"menuIds":[5]}"#
+            connection.send(
+                "GET /categories HTTP/1.1\r\nHost: a\r\n\r\n"
+                + "POST /order HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: \(order.utf8.count)\r\n\r\n\(order)"
+                + "GET /nope HTTP/1.1\r\nHost: a\r\n\r\n"
+                + "GET /menu?category=salads HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+            let read = await connection.read()
+            let responses = read.responses
+            #expect(responses.map(\.status) == [200, 200, 404, 200])
+            guard responses.count == 4 else { return }
+            #expect(String(decoding: responses[0].body, as: UTF8.self).contains("appetizers"))
+            #expect(String(decoding: responses[1].body, as: UTF8.self) == #"{"preparation_time":5}"#)
+            #expect(String(decoding: responses[3].body, as: UTF8.self).contains("Italian Salad"))
+            #expect(read.end == .closed)
+        }
+    }
+
+    @Test func oversizedBodyGets413AndIsJournaled() async throws {
+        try await withServer(maxRequestBodySize: 1024) { server in
+            var request = URLRequest(url: server.url("/order"))
+            request.httpMethod = "POST"
+            request.httpBody = Data(repeating: UInt8(ascii: "a"), count: 4096)
+            let (data, response) = try await HTTP.send(request)
+            #expect(response.statusCode == 413)
+            let reason = (try HTTP.json(data) as? [String: Any])?["reason"] as? String
+            #expect(reason?.contains("1024") == true)
+            let entry = try #require(server.engine.journal.entries().last)
+            #expect(entry.status == 413)
+            #expect(entry.request.path == "/order")
+
+            // Chunked bodies are limited too.
+            let connection = try RawConnection(port: server.port)
+            let chunk = String(repeating: "b", count: 800)
+            connection.send("POST /order HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n320\r\n\(chunk)\r\n320\r\n\(chunk)\r\n0\r\n\r\n")
+            let read = await connection.read()
+            #expect(read.responses.first?.status == 413)
+            #expect(read.end == .closed)
+        }
+    }
+
+    @Test(arguments: ["GARBAGE\r\n\r\n", "GET / HTTP/9.9\r\n\r\n", "GET /menu HTTP/1.1\r\nHost a\r\n\r\n", "\u{1}\u{2}\u{3}\r\n\r\n"])
+    func malformedRequestsGet400WithAJSONBody(raw: String) async throws {
+        try await withServer { server in
+            let connection = try RawConnection(port: server.port)
+            connection.send(raw)
+            let read = await connection.read()
+            let response = try #require(read.responses.first, "no response to \(raw.debugDescription): \(read.text)")
+            #expect(response.status == 400)
+            #expect(response.header("Content-Type")?.hasPrefix("application/json") == true)
+            let reason = (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any])?["reason"] as? String
+            #expect(reason?.hasPrefix("Malformed HTTP request") == true)
+            #expect(read.end == .closed)
+            #expect(server.engine.journal.entries().last?.status == 400)
+        }
+    }
+
+    @Test func unmatchedRequestsName404TheNearestRoutes() async throws {
+        try await withServer { server in
+            let (data, response) = try await HTTP.get(server.url("/categorie"))
+            #expect(response.statusCode == 404)
+            let object = try #require(try HTTP.json(data) as? [String: Any])
+            let nearest = try #require(object["nearest"] as? [[String: Any]])
+            #expect(nearest.first?["route"] as? String == "restaurant.categories")
+            #expect(nearest.first?["request"] as? String == "GET /categories")
+            let (_, wrongMethod) = try await HTTP.post(server.url("/menu"), json: "{}")
+            #expect(wrongMethod.statusCode == 404)
+            #expect(server.engine.journal.unmatched().map(\.request.path) == ["/categorie", "/menu"])
+        }
+    }
+
+    @Test func oneMisbehavingConnectionDoesNotAffectOthers() async throws {
+        try await withServer { server in
+            // A client that sends half a request and stalls, one that sends garbage,
+            // and one that disconnects mid-body.
+            let stalled = try RawConnection(port: server.port)
+            stalled.send("GET /menu HTTP/1.1\r\nHost: a\r\n")
+            let garbage = try RawConnection(port: server.port)
+            garbage.send(Data((0..<512).map { UInt8(truncatingIfNeeded: $0 &* 37) }))
+            do {
+                let quitter = try RawConnection(port: server.port)
+                quitter.send("POST /order HTTP/1.1\r\nHost: a\r\nContent-Length: 100\r\n\r\n{\"menu")
+            }
+            for _ in 0..<20 {
+                let (_, response) = try await HTTP.get(server.url("/categories"))
+                #expect(response.statusCode == 200)
+            }
+            // The stalled client can still finish its request.
+            stalled.send("\r\n")
+            let read = await stalled.read { RawResponse.parseAll($0).first.map { $0.body.count > 100 } ?? false }
+            #expect(read.responses.first?.status == 200)
+        }
+    }
+
+    @Test func journalRecordsEveryRequestWithWhatAnsweredIt() async throws {
+        try await withServer { server in
+            _ = try await HTTP.get(server.url("/categories"))
+            _ = try await HTTP.post(server.url("/order"), json: #"{"menuIds":[1]}"#)
+            _ = try await HTTP.get(server.url("/missing"))
+            let entries = server.engine.journal.entries()
+            #expect(entries.map(\.answeredBy) == ["restaurant.categories", "restaurant.order", nil])
+            #expect(entries.map(\.status) == [200, 200, 404])
+            #expect(entries[1].request.body == .bytes(Data(#"{"menuIds":[1]}"#.utf8)))
+            #expect(entries[1].request.headers["Content-Type"] == "application/json")
+        }
+    }
+
+    @Test func imageURLsFollowTheHostTheClientUsed() async throws {
+        try await withServer { server in
+            let connection = try RawConnection(port: server.port)
+            connection.send("GET /menu?category=soups HTTP/1.1\r\nHost: 192.168.1.20:\(server.port)\r\nConnection: close\r\n\r\n")
+            let read = await connection.read()
+            #expect(read.text.contains("\"image_url\":\"http://192.168.1.20:\(server.port)/images/5.png\""))
+            // A Host header that is not a plain host falls back to the bound address.
+            let evil = try RawConnection(port: server.port)
+            evil.send("GET /menu?category=soups HTTP/1.1\r\nHost: a\"b\r\nConnection: close\r\n\r\n")
+            let read2 = await evil.read()
+            #expect(read2.text.contains("\"image_url\":\"\(server.address.baseURL)/images/5.png\""))
+        }
+    }
+
+    @Test func serversOnPortZeroAreIndependent() async throws {
+        let a = try await TestServer.start()
+        let b = try await TestServer.start(restaurant: .community)
+        #expect(a.port != b.port)
+        _ = try await HTTP.get(a.url("/menu"))
+        #expect(a.engine.journal.totalCount == 1)
+        #expect(b.engine.journal.totalCount == 0)
+        await a.server.stop()
+        await b.server.stop()
+        await #expect(throws: (any Error).self) { try await HTTP.get(a.url("/menu")) }
+    }
+}
