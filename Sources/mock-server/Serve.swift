@@ -48,6 +48,7 @@ struct Serve: AsyncParsableCommand {
             engine = try MockEngine(configuration: EngineConfiguration(
                 fixturesDirectory: fixtureOptions.fixturesDirectory,
                 restaurantVariant: variants.restaurant,
+                openMarketVariant: variants.openMarket,
                 journalCapacity: journalCapacity))
         } catch {
             throw failForFixtures(error)

@@ -7,6 +7,7 @@ public final class MockEngine: Responder {
     public let configuration: EngineConfiguration
     public let journal: Journal
     public let restaurant: RestaurantSimulator?
+    public let openMarket: OpenMarketSimulator?
     public let router: Router
     private let pipeline: any Responder
 
@@ -20,7 +21,11 @@ public final class MockEngine: Responder {
             RestaurantSimulator(fixtures: $0, variant: configuration.restaurantVariant,
                                 imageCacheControl: configuration.imageCacheControl)
         }
-        router = Router(routes: restaurant?.routes ?? [])
+        openMarket = set.openMarket.map {
+            OpenMarketSimulator(fixtures: $0, variant: configuration.openMarketVariant, seed: configuration.seed,
+                                timeSource: configuration.timeSource, imageCacheControl: configuration.imageCacheControl)
+        }
+        router = Router(routes: (restaurant?.routes ?? []) + (openMarket?.routes ?? []))
         journal = Journal(capacity: configuration.journalCapacity, bodyLimit: configuration.journalBodyLimit)
         pipeline = JournalingResponder(router, journal: journal)
     }
@@ -39,6 +44,7 @@ public final class MockEngine: Responder {
     public var apis: [String] {
         var names: [String] = []
         if restaurant != nil { names.append("restaurant") }
+        if openMarket != nil { names.append("openmarket") }
         return names
     }
 }
@@ -47,6 +53,7 @@ public struct EngineConfiguration: Sendable {
     /// A folder with `restaurant/` and/or `openmarket/` fixture sets.
     public var fixturesDirectory: URL
     public var restaurantVariant: RestaurantVariant
+    public var openMarketVariant: OpenMarketVariant
     public var journalCapacity: Int
     public var journalBodyLimit: Int
     public var imageCacheControl: String
@@ -56,6 +63,7 @@ public struct EngineConfiguration: Sendable {
     public init(
         fixturesDirectory: URL,
         restaurantVariant: RestaurantVariant = .original,
+        openMarketVariant: OpenMarketVariant = .jan2022,
         journalCapacity: Int = 10_000,
         journalBodyLimit: Int = 64 * 1024,
         imageCacheControl: String = "public, max-age=3600",
@@ -64,6 +72,7 @@ public struct EngineConfiguration: Sendable {
     ) {
         self.fixturesDirectory = fixturesDirectory
         self.restaurantVariant = restaurantVariant
+        self.openMarketVariant = openMarketVariant
         self.journalCapacity = journalCapacity
         self.journalBodyLimit = journalBodyLimit
         self.imageCacheControl = imageCacheControl
@@ -75,17 +84,31 @@ public struct EngineConfiguration: Sendable {
 /// The fixture sets found in one folder.
 public struct FixtureSet: Sendable {
     public var restaurant: RestaurantFixtures?
+    public var openMarket: OpenMarketFixtures?
 
+    /// Loads every API's fixtures found in `directory`; problems in all of them are
+    /// reported together.
     public static func load(from directory: URL) throws(FixtureError) -> FixtureSet {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw FixtureError(file: directory.path, reason: "fixtures folder not found")
         }
         let restaurantDirectory = directory.appendingPathComponent("restaurant")
+        let openMarketDirectory = directory.appendingPathComponent("openmarket")
         let hasRestaurant = FileManager.default.fileExists(atPath: restaurantDirectory.path)
-        guard hasRestaurant else {
+        let hasOpenMarket = FileManager.default.fileExists(atPath: openMarketDirectory.path)
+        guard hasRestaurant || hasOpenMarket else {
             throw FixtureError(file: directory.path, reason: "the folder holds no fixture set (expected restaurant/ or openmarket/ inside it)")
         }
-        return FixtureSet(restaurant: try RestaurantFixtures.load(from: restaurantDirectory))
+        var set = FixtureSet()
+        var problems: [FixtureProblem] = []
+        if hasRestaurant {
+            do { set.restaurant = try RestaurantFixtures.load(from: restaurantDirectory) } catch { problems += error.problems }
+        }
+        if hasOpenMarket {
+            do { set.openMarket = try OpenMarketFixtures.load(from: openMarketDirectory) } catch { problems += error.problems }
+        }
+        guard problems.isEmpty else { throw FixtureError(problems) }
+        return set
     }
 }

@@ -1,14 +1,17 @@
-/// Which version of each API to play, from `--variant` values such as `community`.
+/// Which version of each API to play, from `--variant` values such as `community` or
+/// `openmarket-2022-late`.
 public struct VariantSelection: Sendable, Equatable {
     public var restaurant: RestaurantVariant
+    public var openMarket: OpenMarketVariant
 
-    public init(restaurant: RestaurantVariant = .original) {
+    public init(restaurant: RestaurantVariant = .original, openMarket: OpenMarketVariant = .jan2022) {
         self.restaurant = restaurant
+        self.openMarket = openMarket
     }
 
     /// Every name `--variant` accepts.
     public static var names: [String] {
-        RestaurantVariant.allCases.map(\.rawValue)
+        RestaurantVariant.allCases.map(\.rawValue) + OpenMarketVariant.allCases.map(\.rawValue)
     }
 
     /// Parses `--variant` values; each names a variant of one API (`restaurant-` may prefix
@@ -20,6 +23,8 @@ public struct VariantSelection: Sendable, Equatable {
             let bare = name.hasPrefix("restaurant-") ? String(name.dropFirst("restaurant-".count)) : name
             if let variant = RestaurantVariant(rawValue: bare) {
                 selection.restaurant = variant
+            } else if let variant = OpenMarketVariant(rawValue: name) {
+                selection.openMarket = variant
             } else {
                 throw VariantError(value: value)
             }

@@ -14,12 +14,15 @@ struct TestServer {
 
     static func start(
         restaurant: RestaurantVariant = .original,
+        openMarket: OpenMarketVariant = .jan2022,
         fixtures: URL = MockFixtures.directory,
         maxRequestBodySize: Int = 8 * 1024 * 1024,
-        journalCapacity: Int = 10_000
+        journalCapacity: Int = 10_000,
+        timeSource: any TimeSource = SystemTimeSource()
     ) async throws -> TestServer {
         let engine = try MockEngine(configuration: EngineConfiguration(
-            fixturesDirectory: fixtures, restaurantVariant: restaurant, journalCapacity: journalCapacity))
+            fixturesDirectory: fixtures, restaurantVariant: restaurant, openMarketVariant: openMarket,
+            journalCapacity: journalCapacity, timeSource: timeSource))
         let server = MockHTTPServer(engine: engine, configuration: ServerConfiguration(port: 0, maxRequestBodySize: maxRequestBodySize))
         let address = try await server.start()
         return TestServer(server: server, address: address)
@@ -32,11 +35,12 @@ struct TestServer {
 /// Runs `body` against a fresh server and stops it afterwards, also when `body` throws.
 func withServer<T>(
     restaurant: RestaurantVariant = .original,
+    openMarket: OpenMarketVariant = .jan2022,
     maxRequestBodySize: Int = 8 * 1024 * 1024,
     journalCapacity: Int = 10_000,
     _ body: (TestServer) async throws -> T
 ) async throws -> T {
-    let server = try await TestServer.start(restaurant: restaurant, maxRequestBodySize: maxRequestBodySize, journalCapacity: journalCapacity)
+    let server = try await TestServer.start(restaurant: restaurant, openMarket: openMarket, maxRequestBodySize: maxRequestBodySize, journalCapacity: journalCapacity)
     do {
         let result = try await body(server)
         await server.server.stop()

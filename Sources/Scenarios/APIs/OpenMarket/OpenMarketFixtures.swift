@@ -1,0 +1,128 @@
+import Foundation
+
+/// The Open Market fixture set under `Fixtures/openmarket/`: `vendors.json`,
+/// `products.json`, and images in `images/origin/` and `images/thumb/`.
+public struct OpenMarketFixtures: Sendable {
+    public struct Vendor: Codable, Sendable, Equatable {
+        public var id: Int
+        public var name: String
+        /// The `identifier` header value that authenticates this vendor.
+        public var identifier: String
+        /// The vendor's password: the `secret` in create, update and secret lookup.
+        public var password: String
+        public var createdAt: String
+        public var issuedAt: String
+
+        enum CodingKeys: String, CodingKey {
+            case id, name, identifier, password
+            case createdAt = "created_at"
+            case issuedAt = "issued_at"
+        }
+    }
+
+    public struct ProductImage: Codable, Sendable, Equatable {
+        public var id: Int
+        /// A file name present in both `images/origin/` and `images/thumb/`.
+        public var file: String
+    }
+
+    public struct Product: Codable, Sendable, Equatable {
+        public var id: Int
+        public var vendorID: Int
+        public var name: String
+        public var description: String
+        public var currency: String
+        public var price: Double
+        public var discountedPrice: Double
+        public var stock: Int
+        /// The product secret (needed to delete it).
+        public var secret: String
+        public var createdAt: String
+        public var issuedAt: String
+        public var images: [ProductImage]
+
+        enum CodingKeys: String, CodingKey {
+            case id, name, description, currency, price, stock, secret, images
+            case vendorID = "vendor_id"
+            case discountedPrice = "discounted_price"
+            case createdAt = "created_at"
+            case issuedAt = "issued_at"
+        }
+    }
+
+    struct VendorsFile: Codable { var vendors: [Vendor] }
+    struct ProductsFile: Codable { var products: [Product] }
+
+    public var vendors: [Vendor]
+    public var products: [Product]
+    /// Loaded image files, keyed `origin/<file>` and `thumb/<file>`.
+    public var images: [String: StaticAsset]
+
+    public static let currencies: Set<String> = ["KRW", "USD"]
+
+    public static func load(from directory: URL) throws(FixtureError) -> OpenMarketFixtures {
+        let vendorsURL = directory.appendingPathComponent("vendors.json")
+        let productsURL = directory.appendingPathComponent("products.json")
+        var problems: [FixtureProblem] = []
+        var vendors: [Vendor] = []
+        var products: [Product] = []
+        do { vendors = try FixtureFile.decode(VendorsFile.self, from: vendorsURL).vendors } catch { problems += error.problems }
+        do { products = try FixtureFile.decode(ProductsFile.self, from: productsURL).products } catch { problems += error.problems }
+        guard problems.isEmpty else { throw FixtureError(problems) }
+
+        problems += checkVendors(vendors, file: vendorsURL.path)
+        let vendorIDs = Set(vendors.map(\.id))
+        var productIDs = Set<Int>(), imageIDs = Set<Int>()
+        var images: [String: StaticAsset] = [:]
+        for (index, product) in products.enumerated() {
+            let path = "$.products[\(index)]"
+            func problem(_ key: String, _ reason: String) {
+                problems.append(FixtureProblem(file: productsURL.path, jsonPath: "\(path).\(key)", reason: reason))
+            }
+            if !productIDs.insert(product.id).inserted { problem("id", "duplicate id \(product.id)") }
+            if !vendorIDs.contains(product.vendorID) { problem("vendor_id", "no vendor with id \(product.vendorID) in vendors.json") }
+            if !currencies.contains(product.currency) { problem("currency", "must be one of KRW, USD; found \"\(product.currency)\"") }
+            if !(product.price >= 0) { problem("price", "must be zero or more") }
+            if !(product.discountedPrice >= 0 && product.discountedPrice <= product.price) {
+                problem("discounted_price", "must be between 0 and the price (\(product.price))")
+            }
+            if product.stock < 0 { problem("stock", "must be zero or more") }
+            if product.secret.isEmpty { problem("secret", "must not be empty") }
+            for key in ["created_at", "issued_at"] {
+                let text = key == "created_at" ? product.createdAt : product.issuedAt
+                if OpenMarketVariant.parseFixtureDate(text) == nil {
+                    problem(key, "expected a date like \"2022-01-04T00:00:00.00\", found \"\(text)\"")
+                }
+            }
+            if product.images.isEmpty { problem("images", "a product needs at least one image") }
+            for (imageIndex, image) in product.images.enumerated() {
+                if !imageIDs.insert(image.id).inserted { problem("images[\(imageIndex)].id", "duplicate image id \(image.id)") }
+                for kind in ["origin", "thumb"] where images["\(kind)/\(image.file)"] == nil {
+                    switch RestaurantFixtures.loadImage(named: image.file, in: directory.appendingPathComponent("images/\(kind)")) {
+                    case .success(let asset): images["\(kind)/\(image.file)"] = asset
+                    case .failure(let reason): problem("images[\(imageIndex)].file", reason.replacingOccurrences(of: "images/", with: "images/\(kind)/"))
+                    }
+                }
+            }
+        }
+        guard problems.isEmpty else { throw FixtureError(problems) }
+        return OpenMarketFixtures(vendors: vendors, products: products, images: images)
+    }
+
+    static func checkVendors(_ vendors: [Vendor], file: String) -> [FixtureProblem] {
+        var problems: [FixtureProblem] = []
+        var ids = Set<Int>(), identifiers = Set<String>()
+        for (index, vendor) in vendors.enumerated() {
+            if !ids.insert(vendor.id).inserted {
+                problems.append(FixtureProblem(file: file, jsonPath: "$.vendors[\(index)].id", reason: "duplicate id \(vendor.id)"))
+            }
+            if vendor.identifier.isEmpty || !identifiers.insert(vendor.identifier).inserted {
+                problems.append(FixtureProblem(file: file, jsonPath: "$.vendors[\(index)].identifier", reason: "must be non-empty and unique"))
+            }
+            if vendor.password.isEmpty {
+                problems.append(FixtureProblem(file: file, jsonPath: "$.vendors[\(index)].password", reason: "must not be empty"))
+            }
+        }
+        return problems
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+
+/// A product as the simulator keeps it: mutable state, owned by one engine.
+public struct OpenMarketProduct: Sendable, Equatable {
+    public struct Image: Sendable, Equatable {
+        public var id: Int
+        /// Key of the origin file (`origin/<file>`); the thumbnail is `thumb/<file>`.
+        public var file: String
+        public var issuedAt: Date
+    }
+
+    public var id: Int
+    public var vendorID: Int
+    public var name: String
+    public var description: String
+    public var currency: String
+    public var price: Double
+    public var discountedPrice: Double
+    public var stock: Int
+    public var secret: String
+    public var createdAt: Date
+    public var issuedAt: Date
+    public var images: [Image]
+    public var thumbnailImageID: Int
+    /// The late-2022 delete URI token, handed out by `/archived`.
+    public var deleteToken: String
+
+    public var bargainPrice: Double { price - discountedPrice }
+    public var thumbnailImage: Image? { images.first { $0.id == thumbnailImageID } ?? images.first }
+}
+
+/// Wire encoding of products, per variant, with base-URL holes for image URLs.
+struct ProductWire {
+    let variant: OpenMarketVariant
+    let vendors: [Int: OpenMarketFixtures.Vendor]
+
+    /// The list item (page entry) JSON.
+    func listItem(_ product: OpenMarketProduct) -> BodyTemplate {
+        BodyTemplate(data: JSONCoding.encode(ListItem(product: product, wire: self, detail: false)))
+    }
+
+    /// The detail JSON (list keys plus `description`, `images`, `vendors`).
+    func detail(_ product: OpenMarketProduct) -> BodyTemplate {
+        BodyTemplate(data: JSONCoding.encode(ListItem(product: product, wire: self, detail: true)))
+    }
+
+    static func imageURL(_ kind: String, _ file: String) -> String {
+        BodyTemplate.baseURLMarker + "/market-images/\(kind)/" + file
+    }
+
+    struct ListItem: Encodable {
+        let product: OpenMarketProduct
+        let wire: ProductWire
+        let detail: Bool
+
+        enum Keys: String, CodingKey {
+            case id, vendor_id, name, thumbnail, currency, price, bargain_price, discounted_price, stock
+            case created_at, issued_at, description, images, vendors
+        }
+
+        func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(product.id, forKey: .id)
+            try c.encode(product.vendorID, forKey: .vendor_id)
+            try c.encode(product.name, forKey: .name)
+            try c.encode(ProductWire.imageURL("thumb", product.thumbnailImage?.file ?? ""), forKey: .thumbnail)
+            try c.encode(product.currency, forKey: .currency)
+            try c.encode(WholeNumber(product.price), forKey: .price)
+            try c.encode(WholeNumber(product.bargainPrice), forKey: .bargain_price)
+            try c.encode(WholeNumber(product.discountedPrice), forKey: .discounted_price)
+            try c.encode(product.stock, forKey: .stock)
+            try c.encode(wire.variant.format(product.createdAt), forKey: .created_at)
+            try c.encode(wire.variant.format(product.issuedAt), forKey: .issued_at)
+            guard detail else { return }
+            try c.encode(product.description, forKey: .description)
+            try c.encode(product.images.map { ImageWire(image: $0, variant: wire.variant) }, forKey: .images)
+            if let vendor = wire.vendors[product.vendorID] {
+                try c.encode(VendorWire(vendor: vendor, variant: wire.variant), forKey: .vendors)
+            }
+        }
+    }
+
+    struct ImageWire: Encodable {
+        let image: OpenMarketProduct.Image
+        let variant: OpenMarketVariant
+        enum Keys: String, CodingKey { case id, url, thumbnail_url, succeed, issued_at }
+        func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(image.id, forKey: .id)
+            try c.encode(ProductWire.imageURL("origin", image.file), forKey: .url)
+            try c.encode(ProductWire.imageURL("thumb", image.file), forKey: .thumbnail_url)
+            try c.encode(true, forKey: .succeed)
+            try c.encode(variant.format(image.issuedAt), forKey: .issued_at)
+        }
+    }
+
+    struct VendorWire: Encodable {
+        let vendor: OpenMarketFixtures.Vendor
+        let variant: OpenMarketVariant
+        enum Keys: String, CodingKey { case name, id, created_at, issued_at }
+        func date(_ text: String) -> String {
+            OpenMarketVariant.parseFixtureDate(text).map(variant.format) ?? text
+        }
+        func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(vendor.name, forKey: .name)
+            try c.encode(vendor.id, forKey: .id)
+            try c.encode(date(vendor.createdAt), forKey: .created_at)
+            try c.encode(date(vendor.issuedAt), forKey: .issued_at)
+        }
+    }
+}
+
+/// Encodes whole numbers without a fraction (`2000`, not `2000.0`), so clients that
+/// decode prices as `Int` and those that decode `Double` both work.
+struct WholeNumber: Encodable {
+    let value: Double
+    init(_ value: Double) { self.value = value }
+    func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        if value.rounded() == value, abs(value) < 9e15 { try c.encode(Int(value)) } else { try c.encode(value) }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+
+/// The Open Market's mutable state: products (newest id first), uploaded images and
+/// id counters. Owned by one engine; every change re-renders only the changed product.
+final class OpenMarketStore: Sendable {
+    struct Entry: Sendable {
+        var product: OpenMarketProduct
+        var list: BodyTemplate
+        var detail: BodyTemplate
+    }
+
+    struct State: Sendable {
+        var entries: [Int: Entry] = [:]
+        /// Product ids, newest (largest) first.
+        var order: [Int] = []
+        var images: [String: StaticAsset] = [:]
+        var nextProductID = 1
+        var nextImageID = 1
+        var random: SeededRandom
+    }
+
+    let wire: ProductWire
+    private let state: Locked<State>
+
+    init(fixtures: OpenMarketFixtures, variant: OpenMarketVariant, seed: UInt64) {
+        wire = ProductWire(variant: variant, vendors: Dictionary(fixtures.vendors.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }))
+        var state = State(random: SeededRandom(seed: seed, stream: "openmarket"))
+        state.images = fixtures.images
+        for fixture in fixtures.products {
+            let created = OpenMarketVariant.parseFixtureDate(fixture.createdAt) ?? Date(timeIntervalSince1970: 0)
+            let issued = OpenMarketVariant.parseFixtureDate(fixture.issuedAt) ?? created
+            let product = OpenMarketProduct(
+                id: fixture.id, vendorID: fixture.vendorID, name: fixture.name, description: fixture.description,
+                currency: fixture.currency, price: fixture.price, discountedPrice: fixture.discountedPrice,
+                stock: fixture.stock, secret: fixture.secret, createdAt: created, issuedAt: issued,
+                images: fixture.images.map { .init(id: $0.id, file: $0.file, issuedAt: issued) },
+                thumbnailImageID: fixture.images.first?.id ?? 0,
+                deleteToken: Self.token(&state.random))
+            state.entries[product.id] = Entry(product: product, list: wire.listItem(product), detail: wire.detail(product))
+            state.nextImageID = max(state.nextImageID, (fixture.images.map(\.id).max() ?? 0) + 1)
+        }
+        state.order = state.entries.keys.sorted(by: >)
+        state.nextProductID = (state.order.first ?? 0) + 1
+        self.state = Locked(state)
+    }
+
+    /// A random token like a UUID, from the seeded generator.
+    static func token(_ random: inout SeededRandom) -> String {
+        let a = random.next(), b = random.next()
+        let hex = StableHash.hex(a) + StableHash.hex(b)
+        let chars = Array(hex)
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(chars[$0]) }.joined(separator: "-")
+    }
+
+    // MARK: Reads
+
+    struct Page {
+        var total: Int
+        var items: [BodyTemplate]
+    }
+
+    func page(offset: Int, count: Int) -> Page {
+        state.withLock { state in
+            let slice = offset < state.order.count ? state.order[offset..<min(state.order.count, offset + count)] : []
+            return Page(total: state.order.count, items: slice.compactMap { state.entries[$0]?.list })
+        }
+    }
+
+    func entry(_ id: Int) -> Entry? { state.withLock { $0.entries[id] } }
+
+    func image(_ key: String) -> StaticAsset? { state.withLock { $0.images[key] } }
+
+    func product(deleteToken: String) -> OpenMarketProduct? {
+        state.withLock { state in state.entries.values.first { $0.product.deleteToken == deleteToken }?.product }
+    }
+
+    var count: Int { state.withLock { $0.order.count } }
+
+    // MARK: Writes
+
+    struct NewImage {
+        var data: Data
+        var format: ImageFormat
+    }
+
+    func create(vendorID: Int, params: ProductParams, images: [NewImage], now: Date) -> Entry {
+        state.withLock { state in
+            let id = state.nextProductID
+            state.nextProductID += 1
+            var stored: [OpenMarketProduct.Image] = []
+            for (index, image) in images.enumerated() {
+                let file = "u\(id)-\(index + 1).\(image.format == .png ? "png" : "jpg")"
+                let asset = StaticAsset(name: file, data: image.data, contentType: image.format.mimeType, lastModified: now)
+                // Uploaded images have no resized thumbnail: the thumbnail is the same file.
+                state.images["origin/\(file)"] = asset
+                state.images["thumb/\(file)"] = asset
+                stored.append(.init(id: state.nextImageID, file: file, issuedAt: now))
+                state.nextImageID += 1
+            }
+            let product = OpenMarketProduct(
+                id: id, vendorID: vendorID, name: params.name ?? "", description: params.description ?? "",
+                currency: params.currency ?? "KRW", price: params.price ?? 0, discountedPrice: params.discountedPrice ?? 0,
+                stock: params.stock ?? 0, secret: Self.token(&state.random), createdAt: now, issuedAt: now,
+                images: stored, thumbnailImageID: stored.first?.id ?? 0, deleteToken: Self.token(&state.random))
+            let entry = Entry(product: product, list: wire.listItem(product), detail: wire.detail(product))
+            state.entries[id] = entry
+            state.order.insert(id, at: 0)
+            return entry
+        }
+    }
+
+    /// Applies `change` to a product and re-renders it; nil when the product is gone.
+    func update(_ id: Int, _ change: (inout OpenMarketProduct) -> Void) -> Entry? {
+        state.withLock { state in
+            guard var product = state.entries[id]?.product else { return nil }
+            change(&product)
+            let entry = Entry(product: product, list: wire.listItem(product), detail: wire.detail(product))
+            state.entries[id] = entry
+            return entry
+        }
+    }
+
+    func delete(_ id: Int) -> Entry? {
+        state.withLock { state in
+            guard let entry = state.entries.removeValue(forKey: id) else { return nil }
+            state.order.removeAll { $0 == id }
+            return entry
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import MockFixtures
+import Testing
+@testable import Scenarios
+
+@Suite struct OpenMarketFixtureTests {
+    @Test func builtInCatalogueIsBigEnoughForRealPaging() throws {
+        let fixtures = try OpenMarketFixtures.load(from: MockFixtures.openMarket)
+        #expect(fixtures.products.count >= 120)
+        #expect(Set(fixtures.products.map(\.vendorID)).count >= 3)
+        #expect(Set(fixtures.products.map(\.currency)) == ["KRW", "USD"])
+        #expect(fixtures.products.contains { $0.discountedPrice > 0 })
+        #expect(fixtures.products.contains { $0.stock == 0 })
+        #expect(fixtures.images.values.contains { $0.contentType == "image/png" })
+        #expect(fixtures.images.values.contains { $0.contentType == "image/jpeg" })
+    }
+
+    func brokenCopy(_ file: String, _ edit: (String) -> String) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("om-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: MockFixtures.openMarket, to: folder.appendingPathComponent("openmarket"))
+        let url = folder.appendingPathComponent("openmarket/\(file)")
+        try edit(try String(contentsOf: url, encoding: .utf8)).write(to: url, atomically: true, encoding: .utf8)
+        return folder
+    }
+
+    @Test func problemsNameFileAndJSONPath() throws {
+        let folder = try brokenCopy("products.json") { text in
+            var lines = text.components(separatedBy: "\n")
+            lines[2] = lines[2].replacingOccurrences(of: "\"currency\": \"KRW\"", with: "\"currency\": \"EUR\"")
+                .replacingOccurrences(of: "\"currency\": \"USD\"", with: "\"currency\": \"EUR\"")
+            lines[3] = lines[3].replacingOccurrences(of: #""vendor_id": \d+"#, with: "\"vendor_id\": 99", options: .regularExpression)
+            lines[4] = lines[4].replacingOccurrences(of: "\"file\": \"item", with: "\"file\": \"missing")
+            lines[5] = lines[5].replacingOccurrences(of: "\"created_at\": \"2021-12-", with: "\"created_at\": \"2021/12/")
+            return lines.joined(separator: "\n")
+        }
+        let error = try #require(throws: FixtureError.self) { try FixtureSet.load(from: folder) }
+        let paths = error.problems.map(\.jsonPath)
+        #expect(paths.contains("$.products[0].currency"))
+        #expect(paths.contains("$.products[1].vendor_id"))
+        #expect(paths.contains { $0.hasPrefix("$.products[2].images[0].file") })
+        #expect(paths.contains("$.products[3].created_at"))
+        #expect(error.problems.allSatisfy { $0.file.hasSuffix("openmarket/products.json") })
+    }
+
+    @Test func wrongTypeInVendors() throws {
+        let folder = try brokenCopy("vendors.json") { $0.replacingOccurrences(of: "\"id\": 3,", with: "\"id\": \"3\",") }
+        let error = try #require(throws: FixtureError.self) { try FixtureSet.load(from: folder) }
+        #expect(error.problems.first?.jsonPath == "$.vendors[2].id")
+        #expect(error.problems.first?.file.hasSuffix("openmarket/vendors.json") == true)
+    }
+}
