@@ -15,7 +15,7 @@ struct MockServerCommand: AsyncParsableCommand {
             Exit status: 0 after a clean stop (SIGINT/SIGTERM), 1 when the server cannot \
             listen (port in use), 2 for a bad fixture or scenario file or bad arguments.
             """,
-        subcommands: [Serve.self],
+        subcommands: [Serve.self, Validate.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -32,6 +32,13 @@ struct FixtureOptions: ParsableArguments {
         fixtures.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? MockFixtures.directory
     }
 
+    /// The built-in scenarios, plus `scenarios/` of a custom fixtures folder.
+    var scenarioDirectories: [URL] {
+        var folders = [MockFixtures.scenarios]
+        if fixtures != nil { folders.append(fixturesDirectory.appendingPathComponent("scenarios")) }
+        return folders
+    }
+
     func validate() throws {
         do { _ = try VariantSelection.parse(variant) } catch { throw ValidationError(error.description) }
     }
@@ -40,6 +47,19 @@ struct FixtureOptions: ParsableArguments {
 enum LogLevelOption: String, ExpressibleByArgument, CaseIterable {
     case trace, debug, info, notice, warning, error, critical
     var level: Logger.Level { Logger.Level(rawValue: rawValue) ?? .info }
+}
+
+/// `--scenario NAME|FILE`: a file is loaded (and checked) and selected by its name.
+enum ScenarioOption {
+    static func resolve(_ value: String) throws(FixtureError) -> (name: String, extra: [Scenario]) {
+        var isDirectory: ObjCBool = false
+        let looksLikeFile = value.hasSuffix(".json") || value.contains("/")
+        if looksLikeFile || (FileManager.default.fileExists(atPath: value, isDirectory: &isDirectory) && !isDirectory.boolValue) {
+            let scenario = try ScenarioFile.load(URL(fileURLWithPath: value))
+            return (scenario.name, [scenario])
+        }
+        return (value, [])
+    }
 }
 
 /// Prints problems with fixture or scenario files, one per line, and exits with status 2.

@@ -27,10 +27,20 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("journal-capacity"), help: "How many requests the journal keeps (the total count stays exact).")
     var journalCapacity = 10_000
 
+    @Option(help: ArgumentHelp("The scenario to start with: a name (see `mock-server scenarios`) or a scenario file.", valueName: "name|file"))
+    var scenario = Scenario.happyPath.name
+
+    @Option(name: .customLong("time-scale"), help: "Multiply every delay and throttle interval by this factor (e.g. 0.01 in CI).")
+    var timeScale = 1.0
+
+    @Option(help: "The seed for every random choice (latency, probabilistic outcomes, secrets).")
+    var seed: UInt64 = 0
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard maxBodySize > 0 else { throw ValidationError("--max-body-size must be positive") }
         guard journalCapacity > 0 else { throw ValidationError("--journal-capacity must be positive") }
+        guard timeScale >= 0, timeScale.isFinite else { throw ValidationError("--time-scale must be zero or more") }
     }
 
     func run() async throws {
@@ -45,11 +55,17 @@ struct Serve: AsyncParsableCommand {
 
         let engine: MockEngine
         do {
+            let selection = try ScenarioOption.resolve(scenario)
             engine = try MockEngine(configuration: EngineConfiguration(
                 fixturesDirectory: fixtureOptions.fixturesDirectory,
                 restaurantVariant: variants.restaurant,
                 openMarketVariant: variants.openMarket,
-                journalCapacity: journalCapacity))
+                journalCapacity: journalCapacity,
+                seed: seed,
+                scenarioDirectories: fixtureOptions.scenarioDirectories,
+                extraScenarios: selection.extra,
+                scenario: selection.name,
+                timeScale: timeScale))
         } catch {
             throw failForFixtures(error)
         }

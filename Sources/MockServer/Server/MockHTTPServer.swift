@@ -44,6 +44,7 @@ public actor MockHTTPServer {
     public func start() async throws -> BoundAddress {
         guard case .initial = state else { throw ServerError.alreadyStarted }
         let engine = engine
+        let responder = AdminAPI(engine: engine)
         let maxBody = configuration.maxRequestBodySize
         let logger = logger
         let connections = connections
@@ -61,7 +62,7 @@ public actor MockHTTPServer {
                     try sync.addHandler(connections)
                     try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: false)
                     try sync.addHandler(HTTPRequestHandler(
-                        engine: engine, maxRequestBodySize: maxBody,
+                        engine: engine, responder: responder, maxRequestBodySize: maxBody,
                         fallbackBaseURL: "http://\(fallbackHost):\(portBox.current)", logger: logger))
                 }
             }

@@ -18,16 +18,23 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         /// The body passed the limit; the rest is read and dropped, then 413.
         case discarding(HTTPRequestHead, size: Int, receivedAt: Date)
         case responding
+        /// A `hang` fault: nothing more is ever written on this connection.
+        case hanging
     }
 
-    private let engine: MockEngine
+    let engine: MockEngine
+    let responder: any Responder
     private let maxRequestBodySize: Int
     private let fallbackBaseURL: String
     private let logger: Logger
     private var state = State.idle
 
-    init(engine: MockEngine, maxRequestBodySize: Int, fallbackBaseURL: String, logger: Logger) {
+    func finishResponse() { state = .idle }
+    func startHanging() { state = .hanging }
+
+    init(engine: MockEngine, responder: any Responder, maxRequestBodySize: Int, fallbackBaseURL: String, logger: Logger) {
         self.engine = engine
+        self.responder = responder
         self.maxRequestBodySize = maxRequestBodySize
         self.fallbackBaseURL = fallbackBaseURL
         self.logger = logger
@@ -54,7 +61,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 }
             case .discarding(let head, let size, let receivedAt):
                 state = .discarding(head, size: size + chunk.readableBytes, receivedAt: receivedAt)
-            case .idle, .responding:
+            case .idle, .responding, .hanging:
                 break
             }
         case .end:
@@ -62,16 +69,16 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             case .receiving(let head, let body, let receivedAt):
                 state = .responding
                 let request = makeRequest(head, body: Data(buffer: body), receivedAt: receivedAt)
-                let plan = engine.respond(to: request)
-                write(plan, for: head, context: context, keepAlive: head.isKeepAlive)
+                let plan = responder.respond(to: request)
+                execute(plan, for: head, context: context, keepAlive: head.isKeepAlive)
             case .discarding(let head, _, let receivedAt):
                 state = .responding
                 let request = makeRequest(head, body: Data(), receivedAt: receivedAt)
                 let plan = ResponsePlan.error(413, "The request body is larger than the limit of \(maxRequestBodySize) bytes",
                                               details: ["limit": .number(Double(maxRequestBodySize))])
                 engine.recordRejected(request, plan: plan)
-                write(plan, for: head, context: context, keepAlive: false)
-            case .idle, .responding:
+                execute(plan, for: head, context: context, keepAlive: false)
+            case .idle, .responding, .hanging:
                 break
             }
         }
@@ -94,8 +101,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             engine.recordRejected(request, plan: plan)
             state = .responding
             let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/")
-            write(plan, for: head, context: context, keepAlive: false)
-        case .responding:
+            execute(plan, for: head, context: context, keepAlive: false)
+        case .responding, .hanging:
             context.close(promise: nil)
         }
     }
@@ -121,29 +128,6 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
                 || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ":")
                 || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]") || byte == UInt8(ascii: "_")
-        }
-    }
-
-    private func write(_ plan: ResponsePlan, for request: HTTPRequestHead, context: ChannelHandlerContext, keepAlive: Bool) {
-        var headers = HTTPHeaders()
-        for field in plan.headers where !field.name.caseInsensitiveEquals("content-length") {
-            headers.add(name: field.name, value: field.value)
-        }
-        let bodyAllowed = plan.status != 304 && plan.status != 204 && !(100..<200).contains(plan.status)
-        if bodyAllowed {
-            headers.replaceOrAdd(name: "Content-Length", value: String(plan.body.count))
-        }
-        headers.replaceOrAdd(name: "Connection", value: keepAlive ? "keep-alive" : "close")
-        let head = HTTPResponseHead(version: request.version.major == 1 && request.version.minor == 0 ? .http1_0 : .http1_1,
-                                    status: HTTPResponseStatus(statusCode: plan.status), headers: headers)
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        if bodyAllowed && request.method != .HEAD && !plan.body.isEmpty {
-            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(data: plan.body)))), promise: nil)
-        }
-        let ended = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-        state = .idle
-        if !keepAlive {
-            ended.whenComplete { [channel = context.channel] _ in channel.close(promise: nil) }
         }
     }
 }

@@ -9,6 +9,8 @@ public final class MockEngine: Responder {
     public let restaurant: RestaurantSimulator?
     public let openMarket: OpenMarketSimulator?
     public let router: Router
+    /// The scenario layer over the simulators: current scenario, sessions, switching.
+    public let scenarios: ScenarioEngine
     private let pipeline: any Responder
 
     public var timeSource: any TimeSource { configuration.timeSource }
@@ -26,8 +28,20 @@ public final class MockEngine: Responder {
                                 timeSource: configuration.timeSource, imageCacheControl: configuration.imageCacheControl)
         }
         router = Router(routes: (restaurant?.routes ?? []) + (openMarket?.routes ?? []))
+        var library = ScenarioLibrary()
+        var problems: [FixtureProblem] = []
+        for folder in configuration.scenarioDirectories where FileManager.default.fileExists(atPath: folder.path) {
+            do { try ScenarioFile.loadFolder(folder).forEach { library.add($0) } } catch { problems += error.problems }
+        }
+        configuration.extraScenarios.forEach { library.add($0) }
+        guard problems.isEmpty else { throw FixtureError(problems) }
+        guard library[configuration.scenario] != nil else {
+            throw FixtureError(file: "--scenario", jsonPath: "", reason: ScenarioSelectionError(name: configuration.scenario, known: library.names).description)
+        }
+        scenarios = ScenarioEngine(inner: router, library: library, current: configuration.scenario,
+                                   seed: configuration.seed, timeScale: configuration.timeScale)
         journal = Journal(capacity: configuration.journalCapacity, bodyLimit: configuration.journalBodyLimit)
-        pipeline = JournalingResponder(router, journal: journal)
+        pipeline = JournalingResponder(scenarios, journal: journal)
     }
 
     public func respond(to request: MockRequest) -> ResponsePlan {
@@ -59,6 +73,14 @@ public struct EngineConfiguration: Sendable {
     public var imageCacheControl: String
     public var seed: UInt64
     public var timeSource: any TimeSource
+    /// Folders of scenario files; by default `scenarios/` inside the fixtures folder.
+    public var scenarioDirectories: [URL]
+    /// Scenarios built in Swift (or loaded by the caller), added to those from files.
+    public var extraScenarios: [Scenario]
+    /// The scenario in effect at start.
+    public var scenario: String
+    /// Every delay and throttle interval is multiplied by this (e.g. 0.01 in CI).
+    public var timeScale: Double
 
     public init(
         fixturesDirectory: URL,
@@ -68,7 +90,11 @@ public struct EngineConfiguration: Sendable {
         journalBodyLimit: Int = 64 * 1024,
         imageCacheControl: String = "public, max-age=3600",
         seed: UInt64 = 0,
-        timeSource: any TimeSource = SystemTimeSource()
+        timeSource: any TimeSource = SystemTimeSource(),
+        scenarioDirectories: [URL]? = nil,
+        extraScenarios: [Scenario] = [],
+        scenario: String = Scenario.happyPath.name,
+        timeScale: Double = 1
     ) {
         self.fixturesDirectory = fixturesDirectory
         self.restaurantVariant = restaurantVariant
@@ -78,6 +104,10 @@ public struct EngineConfiguration: Sendable {
         self.imageCacheControl = imageCacheControl
         self.seed = seed
         self.timeSource = timeSource
+        self.scenarioDirectories = scenarioDirectories ?? [fixturesDirectory.appendingPathComponent("scenarios")]
+        self.extraScenarios = extraScenarios
+        self.scenario = scenario
+        self.timeScale = timeScale
     }
 }
 

@@ -8,6 +8,14 @@ public struct ResponsePlan: Sendable {
     public var body: Data
     /// Which route or rule produced the plan ("restaurant.menu"); nil when no route matched.
     public var answeredBy: String?
+    /// The scenario rule and step that chose this answer ("flaky/menu-503s#3"), if any.
+    public var scenarioStep: String?
+    /// Seconds to wait before the first byte (already time-scaled).
+    public var delay: TimeInterval = 0
+    /// How to pace the body, if throttled (already time-scaled).
+    public var pacing: BodyPacing?
+    /// A transport fault to carry out instead of (or in the middle of) the response.
+    public var fault: Fault?
 
     public init(status: Int, headers: HeaderFields = [:], body: Data = Data(), answeredBy: String? = nil) {
         self.status = status
@@ -44,6 +52,16 @@ public struct ResponsePlan: Sendable {
         var plan = self
         plan.answeredBy = name
         return plan
+    }
+}
+
+/// A throttled body: `chunkSize` bytes, then a pause of `interval` seconds, and so on.
+public struct BodyPacing: Sendable, Equatable {
+    public var chunkSize: Int
+    public var interval: TimeInterval
+    public init(chunkSize: Int, interval: TimeInterval) {
+        self.chunkSize = chunkSize
+        self.interval = interval
     }
 }
 

@@ -13,7 +13,7 @@ public struct FixtureProblem: Sendable, Equatable, CustomStringConvertible {
         self.reason = reason
     }
 
-    public var description: String { "\(file): \(jsonPath): \(reason)" }
+    public var description: String { jsonPath.isEmpty ? "\(file): \(reason)" : "\(file): \(jsonPath): \(reason)" }
 }
 
 /// Every problem found while loading a set of files.

@@ -30,7 +30,9 @@ public final class Journal: Sendable {
             let event = ServeEvent(
                 id: storage.total, receivedAt: request.receivedAt, request: recorded,
                 status: plan.status, responseHeaders: plan.headers,
-                responseBodySize: plan.body.count, answeredBy: plan.answeredBy)
+                responseBodySize: plan.body.count, answeredBy: plan.answeredBy,
+                scenarioStep: plan.scenarioStep, fault: plan.fault, delay: plan.delay,
+                session: request.headers[ScenarioEngine.sessionHeader])
             if storage.ring.count < capacity {
                 storage.ring.append(event)
             } else {

@@ -12,6 +12,14 @@ public struct ServeEvent: Sendable, Identifiable {
     /// The route or rule that answered; nil when nothing matched (a 404 from the router)
     /// or the transport rejected the request before the engine saw it.
     public let answeredBy: String?
+    /// The scenario rule and step that chose the answer, if any.
+    public let scenarioStep: String?
+    /// The transport fault carried out, if any.
+    public let fault: Fault?
+    /// The delay before the first byte, in seconds.
+    public let delay: TimeInterval
+    /// The session (`X-Mock-Session` header), if the request named one.
+    public let session: String?
 
     public var wasMatched: Bool { answeredBy != nil }
 }

@@ -1,0 +1,92 @@
+/// Walks a JSON document keeping the path, collecting every problem instead of stopping
+/// at the first: validation reports them all with file, JSON path and reason.
+final class JSONReader {
+    let file: String
+    private(set) var problems: [FixtureProblem] = []
+
+    init(file: String) { self.file = file }
+
+    func problem(_ path: String, _ reason: String) {
+        problems.append(FixtureProblem(file: file, jsonPath: path, reason: reason))
+    }
+
+    /// The members of an object; unknown keys are reported.
+    func object(_ value: JSONValue?, _ path: String, keys allowed: Set<String>) -> [String: JSONValue]? {
+        guard let value else { return nil }
+        guard case .object(let members) = value else {
+            problem(path, "expected an object, found \(value.typeName)")
+            return nil
+        }
+        for key in members.keys.sorted() where !allowed.contains(key) {
+            problem("\(path).\(key)", "unknown key; expected one of: \(allowed.sorted().joined(separator: ", "))")
+        }
+        return members
+    }
+
+    func string(_ value: JSONValue?, _ path: String, required: Bool = false) -> String? {
+        guard let value else {
+            if required { problem(path, "required key is missing") }
+            return nil
+        }
+        guard case .string(let text) = value else {
+            problem(path, "expected a string, found \(value.typeName)")
+            return nil
+        }
+        return text
+    }
+
+    func number(_ value: JSONValue?, _ path: String, required: Bool = false, range: ClosedRange<Double>? = nil) -> Double? {
+        guard let value else {
+            if required { problem(path, "required key is missing") }
+            return nil
+        }
+        guard case .number(let number) = value else {
+            problem(path, "expected a number, found \(value.typeName)")
+            return nil
+        }
+        if let range, !range.contains(number) {
+            problem(path, "must be between \(Self.show(range.lowerBound)) and \(Self.show(range.upperBound)), found \(Self.show(number))")
+            return nil
+        }
+        return number
+    }
+
+    func integer(_ value: JSONValue?, _ path: String, required: Bool = false, range: ClosedRange<Int>? = nil) -> Int? {
+        guard let number = number(value, path, required: required) else { return nil }
+        guard let integer = JSONValue.number(number).intValue else {
+            problem(path, "expected a whole number, found \(Self.show(number))")
+            return nil
+        }
+        if let range, !range.contains(integer) {
+            problem(path, "must be between \(range.lowerBound) and \(range.upperBound), found \(integer)")
+            return nil
+        }
+        return integer
+    }
+
+    func array(_ value: JSONValue?, _ path: String, required: Bool = false) -> [JSONValue]? {
+        guard let value else {
+            if required { problem(path, "required key is missing") }
+            return nil
+        }
+        guard case .array(let elements) = value else {
+            problem(path, "expected an array, found \(value.typeName)")
+            return nil
+        }
+        return elements
+    }
+
+    /// A string that must be one of `choices`.
+    func choice<T>(_ value: JSONValue?, _ path: String, _ choices: [String: T]) -> T? {
+        guard let text = string(value, path) else { return nil }
+        guard let picked = choices[text] else {
+            problem(path, "\"\(text)\" is not one of: \(choices.keys.sorted().joined(separator: ", "))")
+            return nil
+        }
+        return picked
+    }
+
+    static func show(_ number: Double) -> String {
+        JSONValue.number(number).intValue.map(String.init) ?? String(number)
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+
+/// One way to answer a request under a scenario: the simulator's answer or a stub,
+/// optionally changed, delayed, throttled, or replaced by a transport fault.
+public struct Outcome: Sendable, Hashable {
+    public enum Source: Sendable, Hashable {
+        /// The API simulator answers (fixtures and state), as with no scenario.
+        case simulator
+        /// A fixed response.
+        case stub(status: Int, headers: [String: String], body: StubBody)
+    }
+
+    public var source: Source
+    public var transform: BodyTransform?
+    public var latency: Latency?
+    public var throttle: Throttle?
+    public var fault: Fault?
+
+    public init(_ source: Source = .simulator, transform: BodyTransform? = nil, latency: Latency? = nil,
+                throttle: Throttle? = nil, fault: Fault? = nil) {
+        self.source = source
+        self.transform = transform
+        self.latency = latency
+        self.throttle = throttle
+        self.fault = fault
+    }
+
+    /// The simulator's answer.
+    public static let simulator = Outcome()
+
+    /// A stub with a status and an optional JSON body and headers.
+    public static func status(_ status: Int, json: JSONValue? = nil, headers: [String: String] = [:]) -> Outcome {
+        Outcome(.stub(status: status, headers: headers, body: json.map(StubBody.json) ?? .empty))
+    }
+
+    public static func fault(_ fault: Fault) -> Outcome { Outcome(fault: fault) }
+
+    public func delayed(_ latency: Latency) -> Outcome {
+        var copy = self
+        copy.latency = latency
+        return copy
+    }
+
+    public func throttled(_ throttle: Throttle) -> Outcome {
+        var copy = self
+        copy.throttle = throttle
+        return copy
+    }
+
+    public func transformed(_ transform: BodyTransform) -> Outcome {
+        var copy = self
+        copy.transform = transform
+        return copy
+    }
+}
+
+public enum StubBody: Sendable, Hashable {
+    case empty
+    case json(JSONValue)
+    case text(String)
+    case bytes(Data)
+
+    var data: Data {
+        switch self {
+        case .empty: return Data()
+        case .json(let value): return JSONCoding.encode(value)
+        case .text(let text): return Data(text.utf8)
+        case .bytes(let data): return data
+        }
+    }
+
+    var defaultContentType: String? {
+        switch self {
+        case .empty: return nil
+        case .json: return "application/json; charset=utf-8"
+        case .text: return "text/plain; charset=utf-8"
+        case .bytes: return "application/octet-stream"
+        }
+    }
+}
+
+/// Changes to a body that keep the status and headers.
+public enum BodyTransform: Sendable, Hashable {
+    /// The JSON cut in the middle and followed by text that is not JSON.
+    case malformedJSON
+    /// Valid JSON of the wrong shape: the original wrapped as `{"data": ...}`.
+    case wrongShape
+    /// No body at all (Content-Length 0).
+    case emptyBody
+    /// Every list (`items`, `pages`, `categories`) repeated this many times, ids offset by
+    /// 100000 per copy: large catalogs from the same fixtures.
+    case repeatItems(Int)
+
+    public func apply(_ body: Data) -> Data {
+        switch self {
+        case .emptyBody:
+            return Data()
+        case .malformedJSON:
+            return Data(body.prefix(body.count / 2)) + Data("<!-- truncated: not JSON".utf8)
+        case .wrongShape:
+            var out = Data(#"{"data":"#.utf8)
+            out.append(body.isEmpty ? Data("null".utf8) : body)
+            out.append(Data("}".utf8))
+            return out
+        case .repeatItems(let times):
+            guard times > 1, case .object(var object)? = JSONValue(parsing: body) else { return body }
+            for key in ["items", "pages", "categories"] {
+                guard case .array(let elements)? = object[key] else { continue }
+                object[key] = .array((0..<times).flatMap { copy in elements.map { Self.offsetID($0, by: copy * 100_000) } })
+            }
+            return JSONCoding.encode(JSONValue.object(object))
+        }
+    }
+
+    static func offsetID(_ element: JSONValue, by offset: Int) -> JSONValue {
+        guard offset > 0, case .object(var members) = element else {
+            if offset > 0, case .string(let name) = element { return .string("\(name)-\(offset / 100_000)") }
+            return element
+        }
+        if let id = members["id"]?.intValue { members["id"] = .number(Double(id + offset)) }
+        return .object(members)
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+
+/// Layers the current scenario over the API simulators: picks a rule's outcome, asks the
+/// simulator when the outcome says so, and adds delays, throttling and faults to the
+/// plan. Scenario state is kept per session (the `X-Mock-Session` header), so parallel
+/// tests sharing one server do not see each other's counters and states.
+public final class ScenarioEngine: Responder {
+    public static let sessionHeader = "X-Mock-Session"
+    public static let scenarioHeader = "X-Mock-Scenario"
+    public static let defaultSession = "default"
+    /// Sessions kept at most; the least recently created is dropped past it.
+    public static let maxSessions = 1024
+
+    public let library: ScenarioLibrary
+    public let timeScale: Double
+    let inner: any Responder
+    let seed: UInt64
+
+    struct Session {
+        var scenario: String?
+        var runtimes: [String: ScenarioRuntime] = [:]
+    }
+
+    struct State {
+        var current: String
+        var sessions: [String: Session] = [:]
+        var sessionOrder: [String] = []
+    }
+
+    private let state: Locked<State>
+
+    public init(inner: any Responder, library: ScenarioLibrary, current: String, seed: UInt64, timeScale: Double) {
+        self.inner = inner
+        self.library = library
+        self.seed = seed
+        self.timeScale = timeScale
+        self.state = Locked(State(current: current))
+    }
+
+    public var currentScenario: String { state.withLock { $0.current } }
+
+    /// Switches the server-wide scenario (or one session's) and starts it afresh.
+    public func select(_ name: String, session: String? = nil) throws(ScenarioSelectionError) {
+        guard library[name] != nil else { throw ScenarioSelectionError(name: name, known: library.names) }
+        state.withLock { state in
+            if let session {
+                Self.touch(&state, session)
+                state.sessions[session]?.scenario = name
+                state.sessions[session]?.runtimes[name] = nil
+            } else {
+                state.current = name
+                for key in state.sessions.keys { state.sessions[key]?.runtimes[name] = nil }
+            }
+        }
+    }
+
+    /// Forgets counters, states and generators: of one session, or of every session.
+    public func reset(session: String? = nil) {
+        state.withLock { state in
+            if let session {
+                state.sessions[session]?.runtimes = [:]
+            } else {
+                for key in state.sessions.keys { state.sessions[key]?.runtimes = [:] }
+            }
+        }
+    }
+
+    /// The state machines of a session's current scenario, for the admin API.
+    public func machineStates(session: String = ScenarioEngine.defaultSession) -> (scenario: String, states: [String: String]) {
+        state.withLock { state in
+            let name = state.sessions[session]?.scenario ?? state.current
+            return (name, state.sessions[session]?.runtimes[name]?.machines ?? [:])
+        }
+    }
+
+    public func respond(to request: MockRequest) -> ResponsePlan {
+        let session = request.headers[Self.sessionHeader] ?? Self.defaultSession
+        let requested = request.headers[Self.scenarioHeader]
+        if let requested, library[requested] == nil {
+            return .error(400, ScenarioSelectionError(name: requested, known: library.names).description)
+        }
+        // Decide (rule, outcome, delay) under the lock; ask the simulator outside it.
+        let (scenario, decision, delay) = state.withLock { state -> (Scenario, ScenarioRuntime.Decision?, Double) in
+            Self.touch(&state, session)
+            let name = requested ?? state.sessions[session]?.scenario ?? state.current
+            let scenario = library[name] ?? .happyPath
+            var runtime = state.sessions[session]?.runtimes[name] ?? ScenarioRuntime(scenario: scenario, seed: seed, session: session)
+            let decision = runtime.decide(request)
+            var delay = 0.0
+            if let latency = decision?.outcome.latency ?? scenario.defaults.latency {
+                let stream = decision.map { "rule:\($0.ruleName)" } ?? "route:\(request.method) \(request.path)"
+                delay = runtime.sample(latency, stream: "latency|" + stream)
+            }
+            state.sessions[session]?.runtimes[name] = runtime
+            return (scenario, decision, delay)
+        }
+        let outcome = decision?.outcome ?? .simulator
+        var plan = basePlan(outcome, request)
+        if let transform = outcome.transform, plan.status != 304, request.method != "HEAD" {
+            plan.body = transform.apply(plan.body)
+        }
+        if let decision { plan.scenarioStep = "\(scenario.name)/\(decision.ruleName)#\(decision.step)" }
+        plan.fault = outcome.fault
+        plan.delay = delay * timeScale
+        if let throttle = outcome.throttle ?? scenario.defaults.throttle {
+            let schedule = throttle.schedule(bodySize: plan.body.count, timeScale: timeScale)
+            plan.pacing = BodyPacing(chunkSize: schedule.chunkSize, interval: schedule.interval)
+        }
+        return plan
+    }
+
+    func basePlan(_ outcome: Outcome, _ request: MockRequest) -> ResponsePlan {
+        switch outcome.source {
+        case .simulator:
+            return inner.respond(to: request)
+        case .stub(let status, let headers, let body):
+            var fields = HeaderFields(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+            if let type = body.defaultContentType, !fields.contains("Content-Type") { fields.add("Content-Type", type) }
+            return ResponsePlan(status: status, headers: fields, body: body.data, answeredBy: "scenario-stub")
+        }
+    }
+
+    private static func touch(_ state: inout State, _ session: String) {
+        guard state.sessions[session] == nil else { return }
+        state.sessions[session] = Session()
+        state.sessionOrder.append(session)
+        if state.sessionOrder.count > maxSessions {
+            let oldest = state.sessionOrder.removeFirst()
+            state.sessions[oldest] = nil
+        }
+    }
+}
+
+public struct ScenarioSelectionError: Error, CustomStringConvertible {
+    public let name: String
+    public let known: [String]
+    public var description: String {
+        "Unknown scenario \"\(name)\"; known scenarios: \(known.joined(separator: ", "))"
+    }
+}
+
+/// Scenarios by name.
+public struct ScenarioLibrary: Sendable {
+    public private(set) var scenarios: [String: Scenario]
+
+    public init(_ scenarios: [Scenario] = []) {
+        self.scenarios = [Scenario.happyPath.name: .happyPath]
+        for scenario in scenarios { self.scenarios[scenario.name] = scenario }
+    }
+
+    public subscript(name: String) -> Scenario? { scenarios[name] }
+    public var names: [String] { scenarios.keys.sorted() }
+
+    public mutating func add(_ scenario: Scenario) { scenarios[scenario.name] = scenario }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+extension ScenarioParser {
+    static let outcomeKeys: Set<String> = ["simulator", "status", "headers", "json", "text", "base64", "transform", "latency", "throttle", "fault"]
+
+    func outcome(_ json: JSONValue, _ path: String) -> Outcome? {
+        guard let members = reader.object(json, path, keys: Self.outcomeKeys) else { return nil }
+        let before = reader.problems.count
+        var result = Outcome()
+        let bodies = ["json", "text", "base64"].filter { members[$0] != nil }
+        if members["simulator"] != nil {
+            if members["simulator"] != .bool(true) { reader.problem("\(path).simulator", "must be true") }
+            for key in ["status", "headers"] + bodies where members[key] != nil {
+                reader.problem("\(path).\(key)", "cannot be combined with \"simulator\": the simulator gives status, headers and body")
+            }
+        } else if let status = reader.integer(members["status"], "\(path).status", range: 100...599) {
+            if bodies.count > 1 { reader.problem(path, "give only one body: \(bodies.joined(separator: ", "))") }
+            var body = StubBody.empty
+            if let value = members["json"] { body = .json(value) }
+            if let text = reader.string(members["text"], "\(path).text") { body = .text(text) }
+            if let encoded = reader.string(members["base64"], "\(path).base64") {
+                if let data = Data(base64Encoded: encoded) { body = .bytes(data) } else { reader.problem("\(path).base64", "not valid base64") }
+            }
+            var headers: [String: String] = [:]
+            if let given = members["headers"] {
+                if case .object(let fields) = given {
+                    for (name, value) in fields {
+                        if let text = reader.string(value, "\(path).headers.\(name)") { headers[name] = text }
+                    }
+                } else {
+                    reader.problem("\(path).headers", "expected an object of header → value, found \(given.typeName)")
+                }
+            }
+            result.source = .stub(status: status, headers: headers, body: body)
+        } else if members["status"] == nil && members["fault"] == nil {
+            reader.problem(path, "needs \"simulator\": true, a \"status\", or a \"fault\"")
+        }
+        if let transform = members["transform"] { result.transform = self.transform(transform, "\(path).transform") }
+        result.latency = latency(members["latency"], "\(path).latency")
+        result.throttle = throttle(members["throttle"], "\(path).throttle")
+        result.fault = reader.choice(members["fault"], "\(path).fault", Dictionary(uniqueKeysWithValues: Fault.allCases.map { ($0.rawValue, $0) }))
+        return reader.problems.count == before ? result : nil
+    }
+
+    func transform(_ json: JSONValue, _ path: String) -> BodyTransform? {
+        if case .string = json {
+            return reader.choice(json, path, ["malformedJSON": BodyTransform.malformedJSON, "wrongShape": .wrongShape, "emptyBody": .emptyBody])
+        }
+        guard let members = reader.object(json, path, keys: ["repeatItems"]) else { return nil }
+        return reader.integer(members["repeatItems"], "\(path).repeatItems", required: true, range: 1...10_000).map(BodyTransform.repeatItems)
+    }
+
+    /// Milliseconds in files; seconds in values.
+    func latency(_ json: JSONValue?, _ path: String) -> Latency? {
+        guard let members = reader.object(json, path, keys: ["fixed", "uniform", "lognormal"]) else { return nil }
+        guard members.count == 1 else {
+            reader.problem(path, "give exactly one of fixed, uniform, lognormal")
+            return nil
+        }
+        let ms = 0...3_600_000.0
+        if let fixed = members["fixed"] {
+            return reader.number(fixed, "\(path).fixed", range: ms).map { .fixed($0 / 1000) }
+        }
+        if let uniform = reader.object(members["uniform"], "\(path).uniform", keys: ["min", "max"]) {
+            guard let low = reader.number(uniform["min"], "\(path).uniform.min", required: true, range: ms),
+                  let high = reader.number(uniform["max"], "\(path).uniform.max", required: true, range: ms) else { return nil }
+            guard low <= high else {
+                reader.problem("\(path).uniform", "min (\(JSONReader.show(low))) must not exceed max (\(JSONReader.show(high)))")
+                return nil
+            }
+            return .uniform(min: low / 1000, max: high / 1000)
+        }
+        if let lognormal = reader.object(members["lognormal"], "\(path).lognormal", keys: ["median", "sigma"]) {
+            guard let median = reader.number(lognormal["median"], "\(path).lognormal.median", required: true, range: ms),
+                  let sigma = reader.number(lognormal["sigma"], "\(path).lognormal.sigma", required: true, range: 0...5) else { return nil }
+            return .lognormal(median: median / 1000, sigma: sigma)
+        }
+        return nil
+    }
+
+    func throttle(_ json: JSONValue?, _ path: String) -> Throttle? {
+        guard let members = reader.object(json, path, keys: ["bytesPerSecond", "chunkSize", "dribble"]) else { return nil }
+        if let rate = members["bytesPerSecond"] {
+            if members["dribble"] != nil { reader.problem(path, "give bytesPerSecond or dribble, not both") }
+            guard let bytes = reader.integer(rate, "\(path).bytesPerSecond", range: 1...1_000_000_000) else { return nil }
+            let chunk = reader.integer(members["chunkSize"], "\(path).chunkSize", range: 1...1_048_576) ?? min(1024, bytes)
+            return .bytesPerSecond(bytes, chunkSize: chunk)
+        }
+        if let dribble = reader.object(members["dribble"], "\(path).dribble", keys: ["duration", "chunks"]) {
+            if members["chunkSize"] != nil { reader.problem("\(path).chunkSize", "goes with bytesPerSecond only") }
+            guard let duration = reader.number(dribble["duration"], "\(path).dribble.duration", required: true, range: 0...3_600_000),
+                  let chunks = reader.integer(dribble["chunks"], "\(path).dribble.chunks", required: true, range: 1...100_000) else { return nil }
+            return .dribble(duration: duration / 1000, chunks: chunks)
+        }
+        reader.problem(path, "needs bytesPerSecond or dribble")
+        return nil
+    }
+}

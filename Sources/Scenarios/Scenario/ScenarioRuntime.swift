@@ -1,0 +1,89 @@
+/// The mutable side of one scenario in one session: how often each rule answered, the
+/// state machines, and the seeded generators. A plain value, tested without sockets.
+public struct ScenarioRuntime: Sendable {
+    public let scenario: Scenario
+    let seed: UInt64
+    let session: String
+    var hits: [Int: Int] = [:]
+    var machines: [String: String] = [:]
+    var generators: [String: SeededRandom] = [:]
+
+    public init(scenario: Scenario, seed: UInt64, session: String) {
+        self.scenario = scenario
+        self.seed = scenario.seed ?? seed
+        self.session = session
+    }
+
+    /// The state of a machine (`Started` until a rule moves it).
+    public func state(of machine: String = "default") -> String {
+        machines[machine] ?? StateRequirement.started
+    }
+
+    /// What a rule decided for one request.
+    public struct Decision: Sendable, Equatable {
+        public var ruleIndex: Int
+        public var ruleName: String
+        /// 1-based: the Nth time this rule answered.
+        public var step: Int
+        public var outcome: Outcome
+    }
+
+    /// The first rule that matches `request` in the current states, and its outcome;
+    /// nil when no rule applies (the simulator answers). Advances counters and states.
+    public mutating func decide(_ request: MockRequest) -> Decision? {
+        for (index, rule) in scenario.rules.enumerated() {
+            if let required = rule.state?.required, state(of: rule.state?.machine ?? "default") != required { continue }
+            guard rule.request.matches(request) else { continue }
+            let count = hits[index, default: 0]
+            let outcome: Outcome
+            switch rule.responses {
+            case .sequence(let outcomes, let end):
+                guard !outcomes.isEmpty else { continue }
+                if count < outcomes.count {
+                    outcome = outcomes[count]
+                } else {
+                    switch end {
+                    case .repeatLast: outcome = outcomes[outcomes.count - 1]
+                    case .cycle: outcome = outcomes[count % outcomes.count]
+                    case .passThrough: continue
+                    }
+                }
+            case .random(let weighted):
+                guard !weighted.isEmpty else { continue }
+                outcome = pick(weighted, stream: "rule:\(rule.name)")
+            }
+            hits[index] = count + 1
+            if let transition = rule.state, let next = transition.becomes {
+                machines[transition.machine] = next
+            }
+            return Decision(ruleIndex: index, ruleName: rule.name, step: count + 1, outcome: outcome)
+        }
+        return nil
+    }
+
+    /// A delay for `latency` from the generator of `stream` (a rule or a route).
+    public mutating func sample(_ latency: Latency, stream: String) -> Double {
+        var generator = generator(stream)
+        defer { generators[stream] = generator }
+        return latency.sample(&generator)
+    }
+
+    mutating func pick(_ weighted: [WeightedOutcome], stream: String) -> Outcome {
+        var generator = generator(stream)
+        defer { generators[stream] = generator }
+        let total = weighted.reduce(0) { $0 + max(0, $1.weight) }
+        var point = generator.nextUnit() * total
+        for choice in weighted where choice.weight > 0 {
+            if point < choice.weight { return choice.outcome }
+            point -= choice.weight
+        }
+        return weighted[weighted.count - 1].outcome
+    }
+
+    /// Each stream (rule or route) has its own generator, seeded from the scenario seed,
+    /// the session and the stream's name: outcomes per route do not depend on how
+    /// requests to other routes interleave.
+    func generator(_ stream: String) -> SeededRandom {
+        generators[stream] ?? SeededRandom(seed: seed, stream: "\(session)|\(stream)")
+    }
+}
