@@ -60,7 +60,14 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "MockFixtures"]),
-        .testTarget(name: "MockServerTests", dependencies: ["MockServer", "Scenarios", "MockFixtures"]),
+        .testTarget(
+            name: "MockServerTests",
+            dependencies: [
+                "MockServer", "Scenarios", "MockFixtures",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "ContractTestsTests", dependencies: ["ContractTests", "MockServer"]),
         // Runs the built `mock-server` binary as a user would (exit codes, signals, --help).
         .testTarget(name: "CLITests", dependencies: ["mock-server", "MockFixtures"]),

@@ -69,11 +69,13 @@ import FoundationNetworking
     @Test func helpDocumentsEveryFlag() async throws {
         let (status, stdout, _) = try await MockServerProcess.run(["serve", "--help"])
         #expect(status == 0)
-        for flag in ["--host", "--port", "--fixtures", "--variant", "--log-level", "--max-body-size", "--journal-capacity"] {
+        for flag in ["--host", "--port", "--fixtures", "--variant", "--log-level", "--max-body-size", "--journal-capacity",
+                     "--scenario", "--time-scale", "--seed"] {
             #expect(stdout.contains(flag), "--help does not mention \(flag)")
         }
         let (_, rootHelp, _) = try await MockServerProcess.run(["--help"])
         #expect(rootHelp.contains("serve"))
+        #expect(rootHelp.contains("validate"))
         #expect(rootHelp.contains("Exit status"))
     }
 }

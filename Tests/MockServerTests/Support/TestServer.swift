@@ -18,11 +18,16 @@ struct TestServer {
         fixtures: URL = MockFixtures.directory,
         maxRequestBodySize: Int = 8 * 1024 * 1024,
         journalCapacity: Int = 10_000,
-        timeSource: any TimeSource = SystemTimeSource()
+        timeSource: any TimeSource = SystemTimeSource(),
+        scenarios: [Scenario] = [],
+        scenario: String = "happy-path",
+        timeScale: Double = 1,
+        seed: UInt64 = 0
     ) async throws -> TestServer {
         let engine = try MockEngine(configuration: EngineConfiguration(
             fixturesDirectory: fixtures, restaurantVariant: restaurant, openMarketVariant: openMarket,
-            journalCapacity: journalCapacity, timeSource: timeSource))
+            journalCapacity: journalCapacity, seed: seed, timeSource: timeSource,
+            extraScenarios: scenarios, scenario: scenario, timeScale: timeScale))
         let server = MockHTTPServer(engine: engine, configuration: ServerConfiguration(port: 0, maxRequestBodySize: maxRequestBodySize))
         let address = try await server.start()
         return TestServer(server: server, address: address)
@@ -38,9 +43,13 @@ func withServer<T>(
     openMarket: OpenMarketVariant = .jan2022,
     maxRequestBodySize: Int = 8 * 1024 * 1024,
     journalCapacity: Int = 10_000,
+    scenarios: [Scenario] = [],
+    scenario: String = "happy-path",
+    timeScale: Double = 1,
     _ body: (TestServer) async throws -> T
 ) async throws -> T {
-    let server = try await TestServer.start(restaurant: restaurant, openMarket: openMarket, maxRequestBodySize: maxRequestBodySize, journalCapacity: journalCapacity)
+    let server = try await TestServer.start(restaurant: restaurant, openMarket: openMarket, maxRequestBodySize: maxRequestBodySize,
+                                            journalCapacity: journalCapacity, scenarios: scenarios, scenario: scenario, timeScale: timeScale)
     do {
         let result = try await body(server)
         await server.server.stop()
@@ -61,8 +70,9 @@ enum HTTP {
         return URLSession(configuration: configuration)
     }()
 
-    static func get(_ url: URL, headers: [String: String] = [:]) async throws -> (Data, HTTPURLResponse) {
+    static func get(_ url: URL, headers: [String: String] = [:], timeout: TimeInterval? = nil) async throws -> (Data, HTTPURLResponse) {
         var request = URLRequest(url: url)
+        if let timeout { request.timeoutInterval = timeout }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         return try await send(request)
     }
@@ -84,4 +94,25 @@ enum HTTP {
     static func json(_ data: Data) throws -> Any {
         try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
     }
+}
+
+extension HTTP {
+    /// The URLError a request ends with, nil when it succeeds.
+    static func failure(_ url: URL, headers: [String: String] = [:], timeout: TimeInterval = 10) async -> URLError? {
+        do {
+            _ = try await get(url, headers: headers, timeout: timeout)
+            return nil
+        } catch let error as URLError {
+            return error
+        } catch {
+            return URLError(.unknown)
+        }
+    }
+}
+
+/// Seconds taken by `body`.
+func measure<T>(_ body: () async throws -> T) async rethrows -> (T, TimeInterval) {
+    let start = Date()
+    let result = try await body()
+    return (result, Date().timeIntervalSince(start))
 }

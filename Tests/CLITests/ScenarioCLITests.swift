@@ -1,0 +1,63 @@
+import Foundation
+import MockFixtures
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite struct ScenarioCLITests {
+    func write(_ text: String, name: String = "scenario.json") throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let url = folder.appendingPathComponent(name)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    static let broken = #"{"version": 1, "name": "broken", "rules": [{"name": "a", "request": {"path": "/menu"}, "response": {"status": 999, "fault": "meltdown"}}], "defaults": {"latency": {"fixed": "slow"}}}"#
+
+    @Test func validateAcceptsEveryShippedFileAndFolder() async throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: MockFixtures.scenarios.path)
+            .filter { $0.hasSuffix(".json") && !$0.hasSuffix(".schema.json") }
+            .map { MockFixtures.scenarios.appendingPathComponent($0).path }
+        let (status, stdout, stderr) = try await MockServerProcess.run(["validate"] + files + [MockFixtures.directory.path])
+        #expect(status == 0, "\(stderr)")
+        #expect(stdout.split(separator: "\n").count == files.count + 1)
+    }
+
+    @Test func validateReportsEveryProblemWithFileAndJSONPath() async throws {
+        let url = try write(Self.broken)
+        let (status, _, stderr) = try await MockServerProcess.run(["validate", url.path, "/no/such/file.json"])
+        #expect(status == 2)
+        let lines = stderr.split(separator: "\n").map(String.init)
+        #expect(lines.contains("error: \(url.path): $.defaults.latency.fixed: expected a number, found a string"))
+        #expect(lines.contains("error: \(url.path): $.rules[0].response.status: must be between 100 and 599, found 999"))
+        #expect(lines.contains { $0.hasPrefix("error: \(url.path): $.rules[0].response.fault: \"meltdown\" is not one of") })
+        #expect(lines.contains("error: /no/such/file.json: $: no such file or folder"))
+        #expect(!stderr.contains("Fatal error"))
+    }
+
+    @Test func serveRefusesABadScenarioWithStatus2() async throws {
+        let url = try write(Self.broken)
+        let (status, stdout, stderr) = try await MockServerProcess.run(["--port", "0", "--scenario", url.path])
+        #expect(status == 2)
+        #expect(stdout.isEmpty)
+        #expect(stderr.contains("$.rules[0].response.status"))
+        let (unknown, _, message) = try await MockServerProcess.run(["--port", "0", "--scenario", "no-such-scenario"])
+        #expect(unknown == 2)
+        #expect(message.contains("Unknown scenario \"no-such-scenario\""))
+    }
+
+    @Test func serveStartsInAScenarioFromAFileOrAName() async throws {
+        let url = try write(#"{"version": 1, "name": "teapot", "rules": [{"name": "t", "request": {"path": "/menu"}, "response": {"status": 418, "text": "short and stout"}}]}"#)
+        for (argument, path, expected) in [(url.path, "/menu", 418), ("server-errors", "/categories", 500)] {
+            let child = try MockServerProcess(["--port", "0", "--scenario", argument, "--time-scale", "0.01"])
+            let line = try #require(await child.firstLine())
+            let base = String(line.dropFirst("Listening on ".count))
+            let (_, response) = try await URLSession.shared.data(from: URL(string: base + path)!)
+            #expect((response as? HTTPURLResponse)?.statusCode == expected)
+            child.signal(SIGTERM)
+            #expect(await child.waitForExit() == 0)
+        }
+    }
+}
