@@ -20,9 +20,11 @@ import FoundationNetworking
         let files = try FileManager.default.contentsOfDirectory(atPath: MockFixtures.scenarios.path)
             .filter { $0.hasSuffix(".json") && !$0.hasSuffix(".schema.json") }
             .map { MockFixtures.scenarios.appendingPathComponent($0).path }
-        let (status, stdout, stderr) = try await MockServerProcess.run(["validate"] + files + [MockFixtures.directory.path])
+        let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Examples/checkout-trouble.json").standardizedFileURL.path
+        let (status, stdout, stderr) = try await MockServerProcess.run(["validate"] + files + [MockFixtures.directory.path, example])
         #expect(status == 0, "\(stderr)")
-        #expect(stdout.split(separator: "\n").count == files.count + 1)
+        #expect(stdout.split(separator: "\n").count == files.count + 2)
     }
 
     @Test func validateReportsEveryProblemWithFileAndJSONPath() async throws {

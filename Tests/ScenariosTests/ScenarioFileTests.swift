@@ -73,3 +73,27 @@ import Testing
         }
     }
 }
+
+@Suite struct ReadmeExampleTests {
+    /// The README's Swift snippet and `Examples/checkout-trouble.json` build the same value.
+    @Test func swiftSnippetEqualsTheExampleFile() throws {
+        let scenario = Scenario(
+            name: "checkout-trouble",
+            description: "Slow everywhere; the first two orders fail; 10 % of menu calls reset.",
+            seed: 42,
+            defaults: .init(latency: .lognormal(median: 0.12, sigma: 0.5)),
+            rules: [
+                Rule("order-fails-twice", RequestPattern(method: "POST", path: "/order", body: .jsonHasKey("menuIds")),
+                     .sequence([.status(500, json: ["error": true, "reason": "kitchen down"]),
+                                .status(503, headers: ["Retry-After": "1"]), .simulator], afterLast: .repeatLast)),
+                Rule("menu-resets", RequestPattern(method: "GET", path: "/menu", query: ["category": .present]),
+                     .random([WeightedOutcome(10, .fault(.connectionReset)), WeightedOutcome(90, .simulator)])),
+                Rule("after-login", RequestPattern(method: "GET", path: "/api/products/{id}"),
+                     always: Outcome.simulator.throttled(.bytesPerSecond(20000, chunkSize: 1024)),
+                     state: StateRequirement(machine: "auth", is: "logged-in", becomes: "browsed")),
+            ])
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Examples/checkout-trouble.json").standardizedFileURL
+        #expect(try ScenarioFile.load(file) == scenario)
+    }
+}
