@@ -1,1 +1,0 @@
-// ContractTests: provider protocols and suites arrive with the contract issue.

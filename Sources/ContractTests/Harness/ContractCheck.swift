@@ -1,0 +1,144 @@
+import Foundation
+import MockServer
+import Scenarios
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One named, documented contract check. It runs against its own fresh server, drives
+/// the provider, and checks what came back and what the server saw.
+public enum CheckLevel: String, Sendable {
+    /// The client breaks without it.
+    case required
+    /// Good practice the shipped reference providers follow.
+    case recommended
+}
+
+public struct ContractCheck<Provider: Sendable>: Sendable, Identifiable {
+    public typealias Level = CheckLevel
+
+    public let id: String
+    public let level: Level
+    /// One line: what the check asks of the provider.
+    public let summary: String
+    /// Scenarios this check switches between (selected with `run.use(_:)`).
+    public var scenarios: [Scenario]
+    /// Overrides the image `Cache-Control` the server sends (revalidation checks).
+    public var imageCacheControl: String?
+    let body: @Sendable (CheckRun<Provider>) async throws -> Void
+
+    public init(_ id: String, _ level: Level, _ summary: String, scenarios: [Scenario] = [], imageCacheControl: String? = nil,
+                body: @escaping @Sendable (CheckRun<Provider>) async throws -> Void) {
+        self.id = id
+        self.level = level
+        self.summary = summary
+        self.scenarios = scenarios
+        self.imageCacheControl = imageCacheControl
+        self.body = body
+    }
+}
+
+/// What a check's body works with: the provider under test, its server, and expectations.
+public struct CheckRun<Provider: Sendable>: Sendable {
+    public let provider: Provider
+    public let engine: MockEngine
+    public let context: ProviderContext
+    public let expectations: ServerExpectations
+
+    public var baseURL: URL { context.baseURL }
+    public var timeout: TimeInterval { context.timeout }
+
+    /// An absolute URL on this check's server.
+    public func url(_ path: String) -> URL { URL(string: context.baseURL.absoluteString + path)! }
+
+    /// Switches this check's server to a scenario (its counters start afresh).
+    public func use(_ scenario: String) throws {
+        do { try engine.scenarios.select(scenario) } catch { throw ContractViolation(expected: "scenario \(scenario)", actual: "\(error)") }
+    }
+
+    /// The server's own answer to a request, without the scenario layer and unjournaled:
+    /// the truth a provider's result is compared with.
+    public func truth(_ method: String = "GET", _ uri: String, body: Data = Data()) -> ResponsePlan {
+        engine.router.respond(to: MockRequest(method: method, uri: uri, body: body, baseURL: context.baseURL.absoluteString))
+    }
+
+    /// The truth as JSON.
+    public func truthJSON(_ uri: String) -> JSONValue? { JSONValue(parsing: truth("GET", uri).body) }
+
+    /// Fails with what the server saw unless `condition` holds.
+    public func require(_ condition: Bool, _ expected: @autoclosure () -> String, actual: @autoclosure () -> String,
+                        differences: [String] = []) throws {
+        guard !condition else { return }
+        throw expectations.violation(expected(), actual: actual(), differences: differences)
+    }
+
+    /// Runs a provider call, turning a thrown error into a violation that names the call.
+    public func call<T: Sendable>(_ what: String, _ body: @Sendable () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let violation as ContractViolation {
+            throw violation
+        } catch {
+            throw expectations.violation("\(what) to succeed", actual: "threw \(Self.describe(error))")
+        }
+    }
+
+    /// How a call ended, without waiting longer than `limit` seconds: a call that is still
+    /// running then is abandoned (and reported as such).
+    public func outcome<T: Sendable>(within limit: TimeInterval, _ body: @escaping @Sendable () async throws -> T) async -> CallOutcome<T> {
+        let start = Date()
+        return await withCheckedContinuation { (continuation: CheckedContinuation<CallOutcome<T>, Never>) in
+            let finished = Locked(false)
+            @Sendable func finish(_ outcome: CallOutcome<T>) {
+                let first = finished.withLock { done -> Bool in
+                    defer { done = true }
+                    return !done
+                }
+                if first { continuation.resume(returning: outcome) }
+            }
+            let task = Task {
+                do {
+                    let value = try await body()
+                    finish(.returned(value, seconds: Date().timeIntervalSince(start)))
+                } catch {
+                    finish(.threw(Self.describe(error), seconds: Date().timeIntervalSince(start)))
+                }
+            }
+            Task {
+                try? await Task.sleep(nanoseconds: UInt64(limit * 1_000_000_000))
+                finish(.stillRunning(seconds: limit))
+                task.cancel()
+            }
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let urlError = error as? URLError { return "URLError \(urlError.code.rawValue) (\(urlError.code))" }
+        if let decoding = error as? DecodingError { return "DecodingError: \(decoding)" }
+        return "\(type(of: error)): \(error)"
+    }
+}
+
+public enum CallOutcome<T: Sendable>: Sendable {
+    case returned(T, seconds: TimeInterval)
+    case threw(String, seconds: TimeInterval)
+    case stillRunning(seconds: TimeInterval)
+
+    public var threw: Bool { if case .threw = self { return true }; return false }
+
+    public var summary: String {
+        switch self {
+        case .returned(let value, let seconds): return "returned \(Self.preview(value)) after \(Self.format(seconds)) s"
+        case .threw(let error, let seconds): return "threw \(error) after \(Self.format(seconds)) s"
+        case .stillRunning(let seconds): return "was still running after \(Self.format(seconds)) s"
+        }
+    }
+
+    static func format(_ seconds: TimeInterval) -> String { String(format: "%.2f", seconds) }
+
+    static func preview(_ value: T) -> String {
+        if let data = value as? Data { return "\(data.count) bytes" }
+        let text = "\(value)"
+        return text.count > 120 ? String(text.prefix(120)) + "…" : text
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+/// The outcome of a suite run: one result per check, a readable text report, JUnit XML.
+public struct ContractReport: Sendable, CustomStringConvertible {
+    public enum Outcome: Sendable {
+        case passed
+        case failed(ContractViolation)
+        /// The check could not run to a verdict (the mock did not start, the check timed out).
+        case error(String)
+
+        public var passed: Bool { if case .passed = self { return true }; return false }
+    }
+
+    public struct Result: Sendable {
+        public let id: String
+        public let level: CheckLevel
+        public let summary: String
+        public let outcome: Outcome
+        public let duration: TimeInterval
+
+        init(id: String, level: CheckLevel, summary: String, outcome: Outcome, duration: TimeInterval) {
+            self.id = id
+            self.level = level
+            self.summary = summary
+            self.outcome = outcome
+            self.duration = duration
+        }
+
+        public var passed: Bool { outcome.passed }
+
+        /// The failure text (expected, what the provider did, what the server saw).
+        public var message: String? {
+            switch outcome {
+            case .passed: return nil
+            case .failed(let violation): return violation.description
+            case .error(let text): return text
+            }
+        }
+    }
+
+    public let suite: String
+    public let results: [Result]
+    public let duration: TimeInterval
+
+    public var failures: [Result] { results.filter { !$0.passed } }
+    public var requiredFailures: [Result] { failures.filter { $0.level == .required } }
+    /// Every check passed, required and recommended.
+    public var passed: Bool { failures.isEmpty }
+    /// Every required check passed.
+    public var requiredPassed: Bool { requiredFailures.isEmpty }
+
+    public func result(_ id: String) -> Result? { results.first { $0.id == id } }
+
+    public var description: String {
+        var lines = ["\(suite): \(results.count - failures.count) of \(results.count) checks passed in \(String(format: "%.2f", duration)) s"
+                     + (requiredFailures.isEmpty ? "" : " — \(requiredFailures.count) required failed")]
+        for result in results {
+            let mark = result.passed ? "✔" : "✘"
+            lines.append("\(mark) \(result.id) (\(result.level.rawValue)): \(result.summary)")
+            if let message = result.message {
+                lines += message.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// JUnit XML (one testsuite, a testcase per check) for CI systems.
+    public func junitXML() -> String {
+        func escape(_ text: String) -> String {
+            text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+                .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        }
+        let errors = results.filter { if case .error = $0.outcome { return true }; return false }.count
+        let failed = failures.count - errors
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        xml += "<testsuites>\n  <testsuite name=\"\(escape(suite))\" tests=\"\(results.count)\" failures=\"\(failed)\" errors=\"\(errors)\" time=\"\(String(format: "%.3f", duration))\">\n"
+        for result in results {
+            xml += "    <testcase classname=\"\(escape(suite)).\(result.level.rawValue)\" name=\"\(escape(result.id))\" time=\"\(String(format: "%.3f", result.duration))\""
+            switch result.outcome {
+            case .passed:
+                xml += "/>\n"
+            case .failed(let violation):
+                xml += ">\n      <failure message=\"\(escape(result.summary))\">\(escape(violation.description))</failure>\n    </testcase>\n"
+            case .error(let text):
+                xml += ">\n      <error message=\"\(escape(text))\"/>\n    </testcase>\n"
+            }
+        }
+        xml += "  </testsuite>\n</testsuites>\n"
+        return xml
+    }
+
+    public func writeJUnit(to url: URL) throws {
+        try Data(junitXML().utf8).write(to: url, options: .atomic)
+    }
+}

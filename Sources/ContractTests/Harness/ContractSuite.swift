@@ -1,0 +1,196 @@
+import Foundation
+import Logging
+import MockServer
+import Scenarios
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// How checks reach the mock.
+public enum ContractTransport: String, Sendable, CaseIterable {
+    /// Real loopback sockets against an in-process `MockHTTPServer` on port 0 (default).
+    case sockets
+    /// A `URLProtocol` in the provider's session configuration answers from the engine
+    /// with no sockets; faults become the `URLError`s a real network gives.
+    case inProcess
+}
+
+public struct SuiteConfiguration: Sendable {
+    /// The fixtures the checks' servers serve (the built-in set by default).
+    public var fixturesDirectory: URL
+    public var restaurantVariant: RestaurantVariant
+    public var openMarketVariant: OpenMarketVariant
+    /// The timeout handed to providers; the hang check allows `timeoutMargin` on top.
+    public var timeout: TimeInterval
+    public var timeoutMargin: TimeInterval
+    public var transport: ContractTransport
+    /// Checks run at once.
+    public var parallelism: Int
+    /// A check still running after this is stopped and failed.
+    public var checkTimeLimit: TimeInterval
+
+    public init(fixturesDirectory: URL, restaurantVariant: RestaurantVariant = .original, openMarketVariant: OpenMarketVariant = .jan2022,
+                timeout: TimeInterval = 1, timeoutMargin: TimeInterval = 1, transport: ContractTransport = .sockets,
+                parallelism: Int = 4, checkTimeLimit: TimeInterval = 30) {
+        self.fixturesDirectory = fixturesDirectory
+        self.restaurantVariant = restaurantVariant
+        self.openMarketVariant = openMarketVariant
+        self.timeout = timeout
+        self.timeoutMargin = timeoutMargin
+        self.transport = transport
+        self.parallelism = max(1, parallelism)
+        self.checkTimeLimit = checkTimeLimit
+    }
+}
+
+/// A named list of checks run against one provider. Each check gets its own server, so
+/// checks run in parallel and never share state.
+public struct ContractSuite<Provider: Sendable>: Sendable {
+    public let name: String
+    public var checks: [ContractCheck<Provider>]
+    public var configuration: SuiteConfiguration
+
+    public init(name: String, checks: [ContractCheck<Provider>], configuration: SuiteConfiguration) {
+        self.name = name
+        self.checks = checks
+        self.configuration = configuration
+    }
+
+    /// Only the checks whose id is in `ids` (or starts with one of them followed by `.`).
+    public func only(_ ids: [String]) -> ContractSuite {
+        var copy = self
+        copy.checks = checks.filter { check in ids.contains { check.id == $0 || check.id.hasPrefix($0 + ".") } }
+        return copy
+    }
+
+    public func adding(_ check: ContractCheck<Provider>) -> ContractSuite {
+        var copy = self
+        copy.checks.append(check)
+        return copy
+    }
+
+    /// Runs every check against providers made by `makeProvider`, one per check.
+    public func run(_ makeProvider: @escaping @Sendable (ProviderContext) async throws -> Provider) async -> ContractReport {
+        let start = Date()
+        let indexed = Array(checks.enumerated())
+        var results: [(Int, ContractReport.Result)] = []
+        await withTaskGroup(of: (Int, ContractReport.Result).self) { group in
+            var next = 0
+            func launch() {
+                guard next < indexed.count else { return }
+                let (index, check) = indexed[next]
+                next += 1
+                group.addTask { (index, await runOne(check, makeProvider)) }
+            }
+            for _ in 0..<configuration.parallelism { launch() }
+            for await result in group {
+                results.append(result)
+                launch()
+            }
+        }
+        return ContractReport(suite: name, results: results.sorted { $0.0 < $1.0 }.map(\.1), duration: Date().timeIntervalSince(start))
+    }
+
+    func runOne(_ check: ContractCheck<Provider>, _ makeProvider: @escaping @Sendable (ProviderContext) async throws -> Provider) async -> ContractReport.Result {
+        let start = Date()
+        func result(_ outcome: ContractReport.Outcome) -> ContractReport.Result {
+            ContractReport.Result(id: check.id, level: check.level, summary: check.summary, outcome: outcome, duration: Date().timeIntervalSince(start))
+        }
+        let engine: MockEngine
+        do {
+            engine = try MockEngine(configuration: EngineConfiguration(
+                fixturesDirectory: configuration.fixturesDirectory,
+                restaurantVariant: configuration.restaurantVariant, openMarketVariant: configuration.openMarketVariant,
+                imageCacheControl: check.imageCacheControl ?? "public, max-age=3600",
+                extraScenarios: check.scenarios))
+        } catch {
+            return result(.error("the mock could not load its fixtures: \(error)"))
+        }
+        let endpoint: CheckEndpoint
+        do {
+            endpoint = try await CheckEndpoint.start(engine: engine, transport: configuration.transport)
+        } catch {
+            return result(.error("the mock could not start: \(error)"))
+        }
+        let timeout = configuration.timeout
+        let context = ProviderContext(baseURL: endpoint.baseURL, timeout: timeout,
+                                      sessionConfiguration: { endpoint.sessionConfiguration(timeout: timeout) })
+        let outcome: ContractReport.Outcome
+        do {
+            let provider = try await makeProvider(context)
+            let run = CheckRun(provider: provider, engine: engine, context: context,
+                               expectations: ServerExpectations(journal: engine.journal))
+            outcome = await Self.limited(configuration.checkTimeLimit) { try await check.body(run) }
+        } catch {
+            outcome = .error("the provider could not be made: \(error)")
+        }
+        await endpoint.stop()
+        return result(outcome)
+    }
+
+    /// Runs `body`, failing it if it is still running after `limit` seconds.
+    static func limited(_ limit: TimeInterval, _ body: @escaping @Sendable () async throws -> Void) async -> ContractReport.Outcome {
+        await withCheckedContinuation { (continuation: CheckedContinuation<ContractReport.Outcome, Never>) in
+            let done = Locked(false)
+            @Sendable func finish(_ outcome: ContractReport.Outcome) {
+                let first = done.withLock { finished -> Bool in
+                    defer { finished = true }
+                    return !finished
+                }
+                if first { continuation.resume(returning: outcome) }
+            }
+            let task = Task {
+                do {
+                    try await body()
+                    finish(.passed)
+                } catch let violation as ContractViolation {
+                    finish(.failed(violation))
+                } catch {
+                    finish(.error("\(type(of: error)): \(error)"))
+                }
+            }
+            Task {
+                try? await Task.sleep(nanoseconds: UInt64(limit * 1_000_000_000))
+                finish(.error("the check did not finish within \(Int(limit)) s: does the provider use its timeout?"))
+                task.cancel()
+            }
+        }
+    }
+}
+
+/// Where one check's provider reaches its mock: a socket server or the in-process protocol.
+struct CheckEndpoint: Sendable {
+    let baseURL: URL
+    let server: MockHTTPServer?
+    let registration: InProcessRegistration?
+
+    static func start(engine: MockEngine, transport: ContractTransport) async throws -> CheckEndpoint {
+        switch transport {
+        case .sockets:
+            var logger = Logger(label: "mock-server.contract")
+            logger.logLevel = .warning
+            let server = MockHTTPServer(engine: engine, logger: logger)
+            let address = try await server.start()
+            return CheckEndpoint(baseURL: address.url, server: server, registration: nil)
+        case .inProcess:
+            let registration = MockURLProtocol.register(engine)
+            return CheckEndpoint(baseURL: registration.baseURL, server: nil, registration: registration)
+        }
+    }
+
+    func sessionConfiguration(timeout: TimeInterval) -> URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.timeoutIntervalForRequest = timeout
+        if registration != nil {
+            configuration.protocolClasses = [MockURLProtocol.self]
+        }
+        return configuration
+    }
+
+    func stop() async {
+        await server?.stop()
+        registration?.unregister()
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Scenarios
+
+/// What the server must see, answered from its journal — like `XCTestExpectation`, but
+/// about requests: counts, order and content, with a timeout.
+///
+///     try await expectations.expect(.get("/menu"), .exactly(1))
+///     try await expectations.expect(RequestPattern(method: "POST", path: "/order",
+///                                   body: .jsonEqualTo(["menuIds": [1, 5]])), .atLeast(1), timeout: 2)
+///     try await expectations.expectInOrder([.get("/categories"), .get("/menu")])
+public struct ServerExpectations: Sendable {
+    public enum Count: Sendable, Equatable, CustomStringConvertible {
+        case exactly(Int)
+        case atLeast(Int)
+        case atMost(Int)
+        case never
+
+        func accepts(_ count: Int) -> Bool {
+            switch self {
+            case .exactly(let n): return count == n
+            case .atLeast(let n): return count >= n
+            case .atMost(let n): return count <= n
+            case .never: return count == 0
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case .exactly(let n): return "exactly \(n)"
+            case .atLeast(let n): return "at least \(n)"
+            case .atMost(let n): return "at most \(n)"
+            case .never: return "no"
+            }
+        }
+    }
+
+    /// Requests carrying this session header are the harness's own and are not counted.
+    public static let harnessSession = "contract-harness"
+
+    public let journal: Journal
+    /// How long a count is watched for late arrivals before `exactly`/`atMost`/`never` pass.
+    public let settle: TimeInterval
+
+    public init(journal: Journal, settle: TimeInterval = 0.05) {
+        self.journal = journal
+        self.settle = settle
+    }
+
+    /// Every request the provider sent so far, oldest first.
+    public var requests: [ServeEvent] {
+        journal.entries().filter { $0.session != Self.harnessSession }
+    }
+
+    public func requests(matching pattern: RequestPattern) -> [ServeEvent] {
+        requests.filter { pattern.matches($0.request.asRequest) }
+    }
+
+    /// Waits until the count of requests matching `pattern` satisfies `count` (at most
+    /// `timeout` seconds), and returns them; throws a `ContractViolation` otherwise.
+    @discardableResult
+    public func expect(_ pattern: RequestPattern, _ count: Count = .exactly(1), timeout: TimeInterval = 1,
+                       _ because: String? = nil) async throws -> [ServeEvent] {
+        let deadline = Date().addingTimeInterval(timeout)
+        var matching = requests(matching: pattern)
+        switch count {
+        case .exactly(let n), .atLeast(let n):
+            while matching.count < n && Date() < deadline {
+                try await Task.sleep(nanoseconds: 5_000_000)
+                matching = requests(matching: pattern)
+            }
+            if case .exactly = count, matching.count == n {
+                try await Task.sleep(nanoseconds: UInt64(settle * 1_000_000_000))
+                matching = requests(matching: pattern)
+            }
+        case .atMost, .never:
+            try await Task.sleep(nanoseconds: UInt64(settle * 1_000_000_000))
+            matching = requests(matching: pattern)
+        }
+        guard count.accepts(matching.count) else {
+            throw violation("\(count) request\(isOne(count) ? "" : "s") matching \(pattern)\(because.map { " — \($0)" } ?? "")",
+                            actual: "the server saw \(matching.count) matching request\(matching.count == 1 ? "" : "s")")
+        }
+        return matching
+    }
+
+    /// Waits until requests matching `patterns` have arrived in this order (other
+    /// requests may come between them).
+    public func expectInOrder(_ patterns: [RequestPattern], timeout: TimeInterval = 1) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let matched = Self.longestOrderedPrefix(patterns, in: requests)
+            if matched == patterns.count { return }
+            if Date() >= deadline {
+                throw violation("requests in order: " + patterns.map(\.description).joined(separator: " → "),
+                                actual: "only the first \(matched) arrived in that order; missing \(patterns[matched])")
+            }
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
+    }
+
+    static func longestOrderedPrefix(_ patterns: [RequestPattern], in events: [ServeEvent]) -> Int {
+        var index = 0
+        for event in events where index < patterns.count && patterns[index].matches(event.request.asRequest) {
+            index += 1
+        }
+        return index
+    }
+
+    /// A violation carrying what the server saw.
+    public func violation(_ expected: String, actual: String, differences: [String] = []) -> ContractViolation {
+        ContractViolation(expected: expected, actual: actual, serverSaw: requests.suffix(20).map(\.summary), differences: differences)
+    }
+
+    private func isOne(_ count: Count) -> Bool {
+        switch count {
+        case .exactly(1), .atLeast(1), .atMost(1): return true
+        default: return false
+        }
+    }
+}

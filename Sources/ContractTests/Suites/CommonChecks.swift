@@ -1,0 +1,64 @@
+import Foundation
+import Scenarios
+
+/// Check builders shared by the Restaurant and Open Market suites.
+public enum CommonChecks {
+    /// `call` must throw under every kind of failure of its request.
+    public static func errorHandling<P: Sendable, T: Sendable>(
+        _ id: String, call: String, pattern: RequestPattern, kinds: [FailureKind] = FailureKind.allCases,
+        _ invoke: @escaping @Sendable (CheckRun<P>, FailureKind) async throws -> T
+    ) -> ContractCheck<P> {
+        ContractCheck(id, .required, "\(call) throws on \(kinds.map(\.rawValue).joined(separator: ", ")) — never crashes, never succeeds empty",
+                      scenarios: FailureKind.scenarios(for: pattern, kinds: kinds)) { run in
+            var problems: [String] = []
+            for kind in kinds {
+                try run.use(kind.scenarioName)
+                let outcome = await run.outcome(within: run.timeout + 5) { try await invoke(run, kind) }
+                if !outcome.threw {
+                    problems.append("under a \(kind.rawValue) the provider \(outcome.summary)"
+                                    + (outcome.isReturn ? " — the failure was swallowed" : ""))
+                }
+            }
+            try run.require(problems.isEmpty, "\(call) to throw under each of: \(kinds.map(\.rawValue).joined(separator: ", "))",
+                            actual: "did not throw under \(problems.count) of \(kinds.count)", differences: problems)
+        }
+    }
+
+    /// A hung response makes `call` fail within the provider's timeout plus `margin`.
+    public static func hangTimesOut<P: Sendable, T: Sendable>(
+        _ id: String, call: String, pattern: RequestPattern, margin: TimeInterval,
+        _ invoke: @escaping @Sendable (CheckRun<P>) async throws -> T
+    ) -> ContractCheck<P> {
+        ContractCheck(id, .required, "a hung \(call) fails within the timeout (+\(Int(margin)) s margin)",
+                      scenarios: [Scenario(name: "hang", rules: [Rule("hang", pattern, always: .fault(.hang))])]) { run in
+            try run.use("hang")
+            let limit = run.timeout + margin
+            let outcome = await run.outcome(within: limit) { try await invoke(run) }
+            guard case .threw(_, let seconds) = outcome, seconds <= limit else {
+                throw run.expectations.violation("\(call) to throw within \(run.timeout) s (+\(margin) s) when the server never answers",
+                                                 actual: outcome.summary + (outcome.isStillRunning ? " — no timeout?" : ""))
+            }
+        }
+    }
+
+    /// A slow response that arrives within the timeout still succeeds.
+    public static func slowButInTime<P: Sendable, T: Sendable>(
+        _ id: String, call: String, pattern: RequestPattern, delay: TimeInterval,
+        _ invoke: @escaping @Sendable (CheckRun<P>) async throws -> T
+    ) -> ContractCheck<P> {
+        ContractCheck(id, .required, "a slow \(call) that answers within the timeout still succeeds",
+                      scenarios: [Scenario(name: "slow", rules: [Rule("slow", pattern, always: Outcome.simulator.delayed(.fixed(delay)))])]) { run in
+            try run.use("slow")
+            let outcome = await run.outcome(within: run.timeout + 5) { try await invoke(run) }
+            guard case .returned = outcome else {
+                throw run.expectations.violation("\(call) to succeed when the answer takes \(delay) s (timeout \(run.timeout) s)",
+                                                 actual: outcome.summary + " — is the timeout shorter than the one given?")
+            }
+        }
+    }
+}
+
+extension CallOutcome {
+    var isReturn: Bool { if case .returned = self { return true }; return false }
+    var isStillRunning: Bool { if case .stillRunning = self { return true }; return false }
+}

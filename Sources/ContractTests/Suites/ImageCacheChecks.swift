@@ -1,0 +1,93 @@
+import Foundation
+import Scenarios
+
+/// The image-cache checks: one request per URL, failures not cached, concurrent loads
+/// coalesced, revalidation with `If-None-Match`/304, bounded size.
+public enum ImageCacheChecks {
+    /// `paths` are five image paths on the server; `load` calls the provider's image method.
+    public static func checks<P: Sendable>(
+        prefix: String, paths: [String],
+        limit: @escaping @Sendable (P) -> Int?,
+        load: @escaping @Sendable (CheckRun<P>, URL) async throws -> Data
+    ) -> [ContractCheck<P>] {
+        precondition(paths.count >= 5)
+        let get = Self.pattern
+        return [
+            ContractCheck("\(prefix).same-url-once", .required, "loading the same image URL twice makes one request") { run in
+                let first = try await run.call("the first image load") { try await load(run, run.url(paths[0])) }
+                let second = try await run.call("the second image load") { try await load(run, run.url(paths[0])) }
+                let truth = run.truth("GET", paths[0]).body
+                try run.require(first == truth && second == truth, "both loads to return the image's \(truth.count) bytes",
+                                actual: "returned \(first.count) and \(second.count) bytes")
+                try await run.expectations.expect(get(paths[0]), .exactly(1), "the second load must come from the cache")
+            },
+            ContractCheck("\(prefix).different-urls", .required, "different image URLs make one request each") { run in
+                _ = try await run.call("loading \(paths[0])") { try await load(run, run.url(paths[0])) }
+                _ = try await run.call("loading \(paths[1])") { try await load(run, run.url(paths[1])) }
+                _ = try await run.call("loading \(paths[0]) again") { try await load(run, run.url(paths[0])) }
+                try await run.expectations.expect(get(paths[0]), .exactly(1))
+                try await run.expectations.expect(get(paths[1]), .exactly(1), "a different URL must not be answered from another URL's cache entry")
+            },
+            ContractCheck("\(prefix).failure-not-cached", .required, "a failed image load is not cached: the retry reaches the server",
+                          scenarios: [Scenario(name: "fails-once", rules: [Rule("fail-once", get(paths[2]), .sequence([.status(500), .simulator], afterLast: .repeatLast))])]) { run in
+                try run.use("fails-once")
+                let first = await run.outcome(within: run.timeout + 5) { try await load(run, run.url(paths[2])) }
+                try run.require(first.threw, "the first load (a 500) to throw", actual: first.summary)
+                let retry = try await run.call("the retry") { try await load(run, run.url(paths[2])) }
+                try run.require(retry == run.truth("GET", paths[2]).body, "the retry to return the image", actual: "returned \(retry.count) bytes")
+                try await run.expectations.expect(get(paths[2]), .exactly(2), "the retry must reach the server, not a cached failure")
+            },
+            ContractCheck("\(prefix).coalesces", .recommended, "concurrent loads of one URL make one request",
+                          scenarios: [Scenario(name: "slow-image", rules: [Rule("slow", get(paths[3]), always: Outcome.simulator.delayed(.fixed(0.3)))])]) { run in
+                try run.use("slow-image")
+                let results = try await withThrowingTaskGroup(of: Data.self) { group in
+                    for _ in 0..<5 { group.addTask { try await load(run, run.url(paths[3])) } }
+                    var all: [Data] = []
+                    for try await data in group { all.append(data) }
+                    return all
+                }
+                try run.require(Set(results).count == 1 && results.count == 5, "five identical results", actual: "\(Set(results).count) different results")
+                try await run.expectations.expect(get(paths[3]), .exactly(1), "five concurrent loads of one URL should share one request")
+            },
+            ContractCheck("\(prefix).revalidates", .recommended,
+                          "a cached image that must be revalidated is asked for with If-None-Match, and the 304 is used",
+                          imageCacheControl: "no-cache") { run in
+                let first = try await run.call("the first load") { try await load(run, run.url(paths[0])) }
+                let second = try await run.call("the revalidating load") { try await load(run, run.url(paths[0])) }
+                let seen = try await run.expectations.expect(get(paths[0]), .exactly(2), "Cache-Control: no-cache asks for revalidation on each use")
+                let etag = run.truth("GET", paths[0]).headers["ETag"] ?? ""
+                try run.require(seen[1].request.headers["If-None-Match"] == etag, "the second request to carry If-None-Match: \(etag)",
+                                actual: "it carried If-None-Match: \(seen[1].request.headers["If-None-Match"] ?? "nothing")")
+                try run.require(seen[1].status == 304, "the server to answer 304", actual: "it answered \(seen[1].status)")
+                try run.require(second == first && !second.isEmpty, "the 304 to give back the cached \(first.count) bytes",
+                                actual: "returned \(second.count) bytes — is the 304 treated as an empty or failed answer?")
+            },
+            ContractCheck("\(prefix).bounded", .recommended, "the image cache is bounded and evicts") { run in
+                guard let limit = limit(run.provider), limit > 0 else {
+                    throw run.expectations.violation("the provider to declare its image cache's count limit (imageCacheLimit)",
+                                                     actual: "declares none — an unbounded cache grows with every image scrolled past")
+                }
+                let total = limit + 3
+                for index in 0..<total {
+                    _ = try await run.call("loading image \(index + 1) of \(total)") { try await load(run, run.url("\(paths[4])?n=\(index)")) }
+                }
+                _ = try await run.call("loading the first image again") { try await load(run, run.url("\(paths[4])?n=0")) }
+                try await run.expectations.expect(get("\(paths[4])?n=0"), .exactly(2),
+                                                  "after \(total) different images the first must have been evicted (limit \(limit))")
+            },
+        ]
+    }
+
+    /// `GET path` with the query items of `path` required.
+    @Sendable static func pattern(_ path: String) -> RequestPattern {
+        let parts = path.split(separator: "?", maxSplits: 1)
+        var pattern = RequestPattern.get(String(parts[0]))
+        if parts.count == 2 {
+            for item in parts[1].split(separator: "&") {
+                let pair = item.split(separator: "=", maxSplits: 1).map(String.init)
+                pattern.query[pair[0]] = .equalTo(pair.count > 1 ? pair[1] : "")
+            }
+        }
+        return pattern
+    }
+}

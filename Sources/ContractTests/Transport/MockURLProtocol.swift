@@ -1,0 +1,135 @@
+import Foundation
+import MockServer
+import Scenarios
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The in-process transport: a `URLProtocol` that answers from a `MockEngine` with no
+/// sockets. Delays and pacing are timers; each fault becomes the `URLError` a real
+/// network gives. Engines are registered under a unique host, so parallel tests never
+/// share one.
+public final class MockURLProtocol: URLProtocol {
+    private static let engines = Locked([String: MockEngine]())
+    private let cancelled = Locked(false)
+
+    /// Registers an engine; its requests go to `registration.baseURL`.
+    public static func register(_ engine: MockEngine) -> InProcessRegistration {
+        let host = "engine-\(UUID().uuidString.lowercased()).mockserver.invalid"
+        engines.withLock { $0[host] = engine }
+        return InProcessRegistration(host: host)
+    }
+
+    static func unregister(_ host: String) { engines.withLock { _ = $0.removeValue(forKey: host) } }
+
+    static func engine(for request: URLRequest) -> MockEngine? {
+        guard let host = request.url?.host else { return nil }
+        return engines.withLock { $0[host] }
+    }
+
+    public override class func canInit(with request: URLRequest) -> Bool { engine(for: request) != nil }
+    public override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
+
+    public override func startLoading() {
+        guard let engine = Self.engine(for: request), let url = request.url else {
+            client?.urlProtocol(self, didFailWithError: URLError(.cannotConnectToHost))
+            return
+        }
+        var headers = HeaderFields((request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+        let body = Self.body(of: request)
+        if !body.isEmpty && !headers.contains("Content-Length") { headers.add("Content-Length", String(body.count)) }
+        var uri = url.path.isEmpty ? "/" : url.path
+        if let query = url.query { uri += "?" + query }
+        let mockRequest = MockRequest(method: request.httpMethod ?? "GET", uri: uri, headers: headers, body: body,
+                                      baseURL: "\(url.scheme ?? "http")://\(url.host ?? "")", receivedAt: engine.timeSource.now())
+        let plan = AdminAPI(engine: engine).respond(to: mockRequest)
+        let this = Unchecked(self)
+        after(plan.fault == .hang ? request.timeoutInterval : plan.delay) { this.value.deliver(plan, url: url, method: mockRequest.method) }
+    }
+
+    public override func stopLoading() { cancelled.withLock { $0 = true } }
+
+    private var isCancelled: Bool { cancelled.current }
+
+    private func after(_ seconds: TimeInterval, _ work: @escaping @Sendable () -> Void) {
+        if seconds <= 0 { work() } else { DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: work) }
+    }
+
+    private func deliver(_ plan: ResponsePlan, url: URL, method: String) {
+        guard !isCancelled, let client else { return }
+        switch plan.fault {
+        case .hang?:
+            client.urlProtocol(self, didFailWithError: URLError(.timedOut))
+            return
+        case .connectionReset?, .emptyResponse?:
+            client.urlProtocol(self, didFailWithError: URLError(.networkConnectionLost))
+            return
+        case .malformedChunk?, .randomDataThenClose?:
+            client.urlProtocol(self, didFailWithError: URLError(.cannotParseResponse))
+            return
+        case .truncatedBody?, nil:
+            break
+        }
+        var fields: [String: String] = [:]
+        for field in plan.headers { fields[field.name] = field.value }
+        fields["Content-Length"] = String(plan.body.count)
+        guard let response = HTTPURLResponse(url: url, statusCode: plan.status, httpVersion: "HTTP/1.1", headerFields: fields) else {
+            client.urlProtocol(self, didFailWithError: URLError(.badServerResponse))
+            return
+        }
+        client.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
+        let body = method == "HEAD" ? Data() : plan.body
+        if plan.fault == .truncatedBody {
+            client.urlProtocol(self, didLoad: body.prefix(body.count / 2))
+            client.urlProtocol(self, didFailWithError: URLError(.networkConnectionLost))
+            return
+        }
+        guard let pacing = plan.pacing, body.count > pacing.chunkSize else {
+            if !body.isEmpty { client.urlProtocol(self, didLoad: body) }
+            client.urlProtocolDidFinishLoading(self)
+            return
+        }
+        sendPaced(body[...], pacing: pacing)
+    }
+
+    private func sendPaced(_ rest: Data.SubSequence, pacing: BodyPacing) {
+        guard !isCancelled, let client else { return }
+        client.urlProtocol(self, didLoad: Data(rest.prefix(pacing.chunkSize)))
+        let remaining = rest.dropFirst(pacing.chunkSize)
+        guard !remaining.isEmpty else {
+            client.urlProtocolDidFinishLoading(self)
+            return
+        }
+        let this = Unchecked(self)
+        after(pacing.interval) { this.value.sendPaced(remaining, pacing: pacing) }
+    }
+
+    static func body(of request: URLRequest) -> Data {
+        if let body = request.httpBody { return body }
+        guard let stream = request.httpBodyStream else { return Data() }
+        stream.open()
+        defer { stream.close() }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 16384)
+        while stream.hasBytesAvailable {
+            let count = stream.read(&buffer, maxLength: buffer.count)
+            if count <= 0 { break }
+            data.append(buffer, count: count)
+        }
+        return data
+    }
+}
+
+/// An engine's place in the in-process transport; unregister when done.
+public struct InProcessRegistration: Sendable {
+    public let host: String
+    public var baseURL: URL { URL(string: "http://\(host)")! }
+    public func unregister() { MockURLProtocol.unregister(host) }
+}
+
+/// URLProtocol instances are used from URLSession's threads and from our timers; the
+/// client callbacks are thread-safe, and `cancelled` is locked.
+struct Unchecked<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,22 @@
+import ContractTests
+import Foundation
+import MockFixtures
+import Scenarios
+import Testing
+
+func configuration(restaurant: RestaurantVariant = .original, openMarket: OpenMarketVariant = .jan2022,
+                   transport: ContractTransport = .sockets) -> SuiteConfiguration {
+    SuiteConfiguration(fixturesDirectory: MockFixtures.directory, restaurantVariant: restaurant, openMarketVariant: openMarket,
+                       timeout: 1, timeoutMargin: 1, transport: transport, parallelism: 4)
+}
+
+@Suite struct ReferenceRestaurantProviderTests {
+    @Test(arguments: [RestaurantVariant.original, .community], ContractTransport.allCases)
+    func passesEveryCheck(variant: RestaurantVariant, transport: ContractTransport) async throws {
+        let report = await RestaurantContract.suite(configuration(restaurant: variant, transport: transport)).run { context in
+            ReferenceRestaurantProvider(context: context, variant: variant, imageCacheLimit: 4)
+        }
+        #expect(report.passed, "\(report)")
+        #expect(report.results.count >= 17)
+    }
+}
