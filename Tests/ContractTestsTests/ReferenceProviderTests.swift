@@ -20,3 +20,14 @@ func configuration(restaurant: RestaurantVariant = .original, openMarket: OpenMa
         #expect(report.results.count >= 17)
     }
 }
+
+@Suite struct ReferenceOpenMarketProviderTests {
+    @Test(arguments: OpenMarketVariant.allCases, ContractTransport.allCases)
+    func passesEveryCheck(variant: OpenMarketVariant, transport: ContractTransport) async throws {
+        let report = await OpenMarketContract.suite(configuration(openMarket: variant, transport: transport)).run { context in
+            ReferenceOpenMarketProvider(context: context, variant: variant, imageCacheLimit: 4)
+        }
+        #expect(report.passed, "\(report)")
+        #expect(report.results.count >= 25)
+    }
+}

@@ -58,8 +58,8 @@ public struct CheckRun<Provider: Sendable>: Sendable {
 
     /// The server's own answer to a request, without the scenario layer and unjournaled:
     /// the truth a provider's result is compared with.
-    public func truth(_ method: String = "GET", _ uri: String, body: Data = Data()) -> ResponsePlan {
-        engine.router.respond(to: MockRequest(method: method, uri: uri, body: body, baseURL: context.baseURL.absoluteString))
+    public func truth(_ method: String = "GET", _ uri: String, body: Data = Data(), headers: HeaderFields = [:]) -> ResponsePlan {
+        engine.router.respond(to: MockRequest(method: method, uri: uri, headers: headers, body: body, baseURL: context.baseURL.absoluteString))
     }
 
     /// The truth as JSON.

@@ -2,20 +2,20 @@ import Foundation
 import MultipartKit
 
 /// A multipart/form-data body split into parts, in order, by MultipartKit's parser.
-struct MultipartForm {
-    struct Part {
-        var name: String?
-        var filename: String?
-        var contentType: String?
-        var body: Data
+public struct MultipartForm: Sendable {
+    public struct Part: Sendable {
+        public var name: String?
+        public var filename: String?
+        public var contentType: String?
+        public var body: Data
     }
 
-    var parts: [Part]
+    public var parts: [Part]
 
-    enum Failure: Error { case notMultipart, noBoundary, malformed(String) }
+    public enum Failure: Error { case notMultipart, noBoundary, malformed(String) }
 
     /// Parses `body` given the request's Content-Type.
-    static func parse(_ body: Data, contentType: String?) throws(Failure) -> MultipartForm {
+    public static func parse(_ body: Data, contentType: String?) throws(Failure) -> MultipartForm {
         guard let contentType, contentType.lowercased().hasPrefix("multipart/form-data") else { throw .notMultipart }
         guard let boundary = parameter("boundary", in: contentType), !boundary.isEmpty, boundary.count <= 200 else { throw .noBoundary }
         // A body without its closing delimiter was cut short: its last part would be lost silently.
