@@ -7,7 +7,7 @@ import Testing
 func configuration(restaurant: RestaurantVariant = .original, openMarket: OpenMarketVariant = .jan2022,
                    transport: ContractTransport = .sockets) -> SuiteConfiguration {
     SuiteConfiguration(fixturesDirectory: MockFixtures.directory, restaurantVariant: restaurant, openMarketVariant: openMarket,
-                       timeout: 1, timeoutMargin: 1, transport: transport, parallelism: 4)
+                       timeout: 3, timeoutMargin: 1, transport: transport, parallelism: 4)
 }
 
 @Suite struct ReferenceRestaurantProviderTests {

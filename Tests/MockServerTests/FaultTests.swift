@@ -24,11 +24,15 @@ import FoundationNetworking
     @Test(arguments: Fault.allCases)
     func urlSessionFailsOnEveryFault(fault: Fault) async throws {
         try await withServer(scenarios: Self.all) { server in
-            let error = await HTTP.failure(server.url("/menu"), headers: [ScenarioEngine.scenarioHeader: "fault-\(fault.rawValue)"],
-                                           timeout: fault == .hang ? 1 : 10)
+            let (error, elapsed) = await measure {
+                await HTTP.failure(server.url("/menu"), headers: [ScenarioEngine.scenarioHeader: "fault-\(fault.rawValue)"],
+                                   timeout: fault == .hang ? 1 : 10)
+            }
             let code = try #require(error?.code, "\(fault) did not fail")
             switch fault {
-            case .hang: #expect(code == .timedOut)
+            case .hang:
+                #expect(code == .timedOut)
+                #expect(elapsed >= 0.9, "the client must have waited for its timeout")
             case .connectionReset: #expect(code == .networkConnectionLost)
             default: #expect(code != .timedOut, "\(fault) must fail at once, not time out")
             }

@@ -21,6 +21,8 @@ public struct SuiteConfiguration: Sendable {
     public var restaurantVariant: RestaurantVariant
     public var openMarketVariant: OpenMarketVariant
     /// The timeout handed to providers; the hang check allows `timeoutMargin` on top.
+    /// Keep it at 1 s or more: FoundationNetworking on Linux fails requests whose timeout
+    /// is under a second at once (it rounds down to whole seconds).
     public var timeout: TimeInterval
     public var timeoutMargin: TimeInterval
     public var transport: ContractTransport
@@ -72,6 +74,16 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
     /// Runs every check against providers made by `makeProvider`, one per check.
     public func run(_ makeProvider: @escaping @Sendable (ProviderContext) async throws -> Provider) async -> ContractReport {
         let start = Date()
+        // Fixtures and scenario files are read once; each check's engine builds its own state from them.
+        let preloaded: Preloaded
+        do {
+            preloaded = try Preloaded.load(EngineConfiguration(fixturesDirectory: configuration.fixturesDirectory))
+        } catch {
+            let results = checks.map {
+                ContractReport.Result(id: $0.id, level: $0.level, summary: $0.summary, outcome: .error("the mock could not load its fixtures: \(error)"), duration: 0)
+            }
+            return ContractReport(suite: name, results: results, duration: Date().timeIntervalSince(start))
+        }
         let indexed = Array(checks.enumerated())
         var results: [(Int, ContractReport.Result)] = []
         await withTaskGroup(of: (Int, ContractReport.Result).self) { group in
@@ -80,7 +92,7 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
                 guard next < indexed.count else { return }
                 let (index, check) = indexed[next]
                 next += 1
-                group.addTask { (index, await runOne(check, makeProvider)) }
+                group.addTask { (index, await runOne(check, preloaded, makeProvider)) }
             }
             for _ in 0..<configuration.parallelism { launch() }
             for await result in group {
@@ -91,7 +103,8 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
         return ContractReport(suite: name, results: results.sorted { $0.0 < $1.0 }.map(\.1), duration: Date().timeIntervalSince(start))
     }
 
-    func runOne(_ check: ContractCheck<Provider>, _ makeProvider: @escaping @Sendable (ProviderContext) async throws -> Provider) async -> ContractReport.Result {
+    func runOne(_ check: ContractCheck<Provider>, _ preloaded: Preloaded,
+                _ makeProvider: @escaping @Sendable (ProviderContext) async throws -> Provider) async -> ContractReport.Result {
         let start = Date()
         func result(_ outcome: ContractReport.Outcome) -> ContractReport.Result {
             ContractReport.Result(id: check.id, level: check.level, summary: check.summary, outcome: outcome, duration: Date().timeIntervalSince(start))
@@ -102,7 +115,7 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
                 fixturesDirectory: configuration.fixturesDirectory,
                 restaurantVariant: configuration.restaurantVariant, openMarketVariant: configuration.openMarketVariant,
                 imageCacheControl: check.imageCacheControl ?? "public, max-age=3600",
-                extraScenarios: check.scenarios))
+                extraScenarios: check.scenarios, preloaded: preloaded))
         } catch {
             return result(.error("the mock could not load its fixtures: \(error)"))
         }

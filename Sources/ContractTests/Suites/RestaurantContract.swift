@@ -117,7 +117,7 @@ public enum RestaurantContract {
                 try await run.provider.menuItems(category: "entrees")
             },
             CommonChecks.slowButInTime("restaurant.timeout.slow-in-time", call: "menuItems(category:)", pattern: .get("/menu"),
-                                       delay: configuration.timeout * 0.3) { run in
+                                       delay: configuration.timeout * 0.6) { run in
                 try await run.provider.menuItems(category: "entrees")
             },
         ]

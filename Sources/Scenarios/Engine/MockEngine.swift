@@ -18,7 +18,9 @@ public final class MockEngine: Responder {
     /// Loads the fixtures named by `configuration` and assembles the APIs.
     public init(configuration: EngineConfiguration) throws(FixtureError) {
         self.configuration = configuration
-        let set = try FixtureSet.load(from: configuration.fixturesDirectory)
+        let preloaded: Preloaded
+        if let given = configuration.preloaded { preloaded = given } else { preloaded = try Preloaded.load(configuration) }
+        let set = preloaded.fixtures
         restaurant = set.restaurant.map {
             RestaurantSimulator(fixtures: $0, variant: configuration.restaurantVariant,
                                 imageCacheControl: configuration.imageCacheControl)
@@ -28,13 +30,8 @@ public final class MockEngine: Responder {
                                 timeSource: configuration.timeSource, imageCacheControl: configuration.imageCacheControl)
         }
         router = Router(routes: (restaurant?.routes ?? []) + (openMarket?.routes ?? []))
-        var library = ScenarioLibrary()
-        var problems: [FixtureProblem] = []
-        for folder in configuration.scenarioDirectories where FileManager.default.fileExists(atPath: folder.path) {
-            do { try ScenarioFile.loadFolder(folder).forEach { library.add($0) } } catch { problems += error.problems }
-        }
+        var library = ScenarioLibrary(preloaded.scenarios)
         configuration.extraScenarios.forEach { library.add($0) }
-        guard problems.isEmpty else { throw FixtureError(problems) }
         guard library[configuration.scenario] != nil else {
             throw FixtureError(file: "--scenario", jsonPath: "", reason: ScenarioSelectionError(name: configuration.scenario, known: library.names).description)
         }
@@ -63,6 +60,26 @@ public final class MockEngine: Responder {
     }
 }
 
+/// Fixtures and scenario files read once and shared by many engines (each engine still
+/// builds its own mutable state from them): a contract suite loads them once for all
+/// its checks' servers.
+public struct Preloaded: Sendable {
+    public let fixtures: FixtureSet
+    public let scenarios: [Scenario]
+
+    /// Reads the fixtures and scenario folders named by `configuration`.
+    public static func load(_ configuration: EngineConfiguration) throws(FixtureError) -> Preloaded {
+        let fixtures = try FixtureSet.load(from: configuration.fixturesDirectory)
+        var scenarios: [Scenario] = []
+        var problems: [FixtureProblem] = []
+        for folder in configuration.scenarioDirectories where FileManager.default.fileExists(atPath: folder.path) {
+            do { scenarios += try ScenarioFile.loadFolder(folder) } catch { problems += error.problems }
+        }
+        guard problems.isEmpty else { throw FixtureError(problems) }
+        return Preloaded(fixtures: fixtures, scenarios: scenarios)
+    }
+}
+
 public struct EngineConfiguration: Sendable {
     /// A folder with `restaurant/` and/or `openmarket/` fixture sets.
     public var fixturesDirectory: URL
@@ -81,6 +98,8 @@ public struct EngineConfiguration: Sendable {
     public var scenario: String
     /// Every delay and throttle interval is multiplied by this (e.g. 0.01 in CI).
     public var timeScale: Double
+    /// Already-read fixtures and scenario files; nil reads them from the folders.
+    public var preloaded: Preloaded?
 
     public init(
         fixturesDirectory: URL,
@@ -94,7 +113,8 @@ public struct EngineConfiguration: Sendable {
         scenarioDirectories: [URL]? = nil,
         extraScenarios: [Scenario] = [],
         scenario: String = Scenario.happyPath.name,
-        timeScale: Double = 1
+        timeScale: Double = 1,
+        preloaded: Preloaded? = nil
     ) {
         self.fixturesDirectory = fixturesDirectory
         self.restaurantVariant = restaurantVariant
@@ -108,6 +128,7 @@ public struct EngineConfiguration: Sendable {
         self.extraScenarios = extraScenarios
         self.scenario = scenario
         self.timeScale = timeScale
+        self.preloaded = preloaded
     }
 }
 

@@ -1,0 +1,152 @@
+import ContractTests
+import Foundation
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One defect per shipped Restaurant check, and the checks it must fail (exactly).
+enum RestaurantDefect: String, CaseIterable, Sendable {
+    case fetchesCategoriesTwice, filtersMenuOnTheClient, sendsOrderAsTextPlain, corruptsImageBytes
+    case sortsCategories, dropsDescriptions, orderOffByOne
+    case swallowsCategoryErrors, swallowsMenuErrors, swallowsOrderErrors, acceptsAnyImageStatus
+    case noTimeout, timeoutTooShort
+    case noImageCache, singleSlotImageCache, cachesFailures, noCoalescing, ignores304, unboundedImageCache
+
+    /// The failing checks, and a phrase the first one's message must contain.
+    var expectation: (failing: Set<String>, phrase: String) {
+        let cache = "restaurant.image-cache."
+        switch self {
+        case .fetchesCategoriesTwice: return (["restaurant.categories.request"], "the server saw 2 matching requests")
+        case .filtersMenuOnTheClient: return (["restaurant.menu.request"], "GET /menu?category == \"soups\"")
+        case .sendsOrderAsTextPlain: return (["restaurant.order.request"], "Content-Type is text/plain")
+        case .corruptsImageBytes: return (["restaurant.image.request"], "different bytes")
+        case .sortsCategories: return (["restaurant.categories.decoding"], "returned [\"appetizers\", \"desserts\"")
+        case .dropsDescriptions: return (["restaurant.menu.decoding"], "got #1 Spaghetti and Meatballs")
+        case .orderOffByOne: return (["restaurant.order.decoding"], "returned 6")
+        case .swallowsCategoryErrors: return (["restaurant.categories.errors"], "the failure was swallowed")
+        // Swallowing menu errors swallows the timeout too: the hang check fails with it.
+        case .swallowsMenuErrors: return (["restaurant.menu.errors", "restaurant.timeout.hang"], "the failure was swallowed")
+        case .swallowsOrderErrors: return (["restaurant.order.errors"], "the failure was swallowed")
+        case .acceptsAnyImageStatus: return (["restaurant.image.errors"], "under a 4xx the provider returned")
+        case .noTimeout: return (["restaurant.timeout.hang"], "no timeout?")
+        case .timeoutTooShort: return (["restaurant.timeout.slow-in-time"], "is the timeout shorter than the one given?")
+        case .noImageCache:
+            // Every check that presumes a cache fails; concurrent loads are still shared in flight.
+            return (Set(["same-url-once", "different-urls", "revalidates"].map { cache + $0 }), "the second load must come from the cache")
+        case .singleSlotImageCache: return ([cache + "different-urls"], "kept while another URL is loaded")
+        case .cachesFailures: return ([cache + "failure-not-cached"], "not a cached failure")
+        case .noCoalescing: return ([cache + "coalesces"], "should share one request")
+        case .ignores304: return ([cache + "revalidates"], "the revalidating load to succeed")
+        case .unboundedImageCache: return ([cache + "bounded"], "declares none")
+        }
+    }
+}
+
+/// The reference provider with one defect.
+struct BrokenRestaurantProvider: RestaurantProvider {
+    let defect: RestaurantDefect
+    let context: ProviderContext
+    let reference: ReferenceRestaurantProvider
+    /// Used for menu calls: the timeout defects affect only those.
+    let menuReference: ReferenceRestaurantProvider
+    let raw: RawClient
+    let images: FaultyImageLoader
+
+    init(_ defect: RestaurantDefect, context: ProviderContext) {
+        self.defect = defect
+        self.context = context
+        reference = ReferenceRestaurantProvider(context: context)
+        switch defect {
+        case .noTimeout: menuReference = ReferenceRestaurantProvider(context: RawClient.context(context, timeout: 60))
+        case .timeoutTooShort: menuReference = ReferenceRestaurantProvider(context: RawClient.context(context, timeout: 1))
+        default: menuReference = reference
+        }
+        raw = RawClient(context)
+        var habits = FaultyImageLoader.Habits()
+        switch defect {
+        case .noImageCache: habits.caches = false
+        case .singleSlotImageCache: habits.singleSlot = true
+        case .cachesFailures: habits.cachesFailures = true
+        case .noCoalescing: habits.coalesces = false
+        case .ignores304: habits.uses304 = false
+        case .acceptsAnyImageStatus: habits.acceptsAnyStatus = true
+        default: break
+        }
+        images = FaultyImageLoader(habits: habits, session: raw.session, timeout: context.timeout)
+    }
+
+    var imageCacheLimit: Int? { defect == .unboundedImageCache ? nil : 4 }
+
+    func categories() async throws -> [String] {
+        switch defect {
+        case .fetchesCategoriesTwice:
+            _ = try await reference.categories()
+            return try await reference.categories()
+        case .sortsCategories: return try await reference.categories().sorted()
+        case .swallowsCategoryErrors: return (try? await reference.categories()) ?? []
+        default: return try await reference.categories()
+        }
+    }
+
+    func menuItems(category: String) async throws -> [RestaurantItem] {
+        switch defect {
+        case .filtersMenuOnTheClient:
+            let (data, status) = try await raw.send("GET", "/menu")
+            guard status == 200 else { throw URLError(.badServerResponse) }
+            guard let items = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["items"] as? [[String: Any]] else {
+                throw URLError(.cannotDecodeContentData)
+            }
+            return items.filter { $0["category"] as? String == category }.map {
+                RestaurantItem(id: $0["id"] as? Int ?? 0, name: $0["name"] as? String ?? "", description: $0["description"] as? String ?? "",
+                               price: $0["price"] as? Double ?? 0, category: category, imageURL: URL(string: $0["image_url"] as? String ?? "")!)
+            }
+        case .dropsDescriptions:
+            return try await reference.menuItems(category: category).map {
+                var item = $0
+                item.description = ""
+                return item
+            }
+        case .swallowsMenuErrors: return (try? await reference.menuItems(category: category)) ?? []
+        default: return try await menuReference.menuItems(category: category)
+        }
+    }
+
+    func submitOrder(menuIDs: [Int]) async throws -> Int {
+        switch defect {
+        case .sendsOrderAsTextPlain:
+            let (data, status) = try await raw.send("POST", "/order", headers: ["Content-Type": "text/plain"], body: Data("{\"menuIds\":\(menuIDs)}".utf8))
+            guard status == 200 else { throw URLError(.badServerResponse) }
+            guard let minutes = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["preparation_time"] as? Int else {
+                throw URLError(.cannotDecodeContentData)
+            }
+            return minutes
+        case .orderOffByOne: return try await reference.submitOrder(menuIDs: menuIDs) + 1
+        case .swallowsOrderErrors: return (try? await reference.submitOrder(menuIDs: menuIDs)) ?? 0
+        default: return try await reference.submitOrder(menuIDs: menuIDs)
+        }
+    }
+
+    func imageData(from url: URL) async throws -> Data {
+        let data = try await images.data(from: url)
+        return defect == .corruptsImageBytes ? data.dropFirst() : data
+    }
+}
+
+@Suite(.serialized) struct BrokenRestaurantProviderTests {
+    @Test(arguments: RestaurantDefect.allCases)
+    func eachDefectFailsExactlyItsCheck(defect: RestaurantDefect) async throws {
+        let report = await RestaurantContract.suite(configuration()).run { BrokenRestaurantProvider(defect, context: $0) }
+        let (failing, phrase) = defect.expectation
+        #expect(Set(report.failures.map(\.id)) == failing, "\(defect): \(report)")
+        let messages = report.failures.compactMap(\.message).joined(separator: "\n")
+        #expect(messages.contains(phrase), "\(defect): the failure does not say \"\(phrase)\":\n\(messages)")
+    }
+
+    /// Every shipped check is the target of at least one defect.
+    @Test func everyCheckHasADefect() {
+        let checks = Set(RestaurantContract.checks(configuration()).map(\.id))
+        let covered = RestaurantDefect.allCases.reduce(into: Set<String>()) { $0.formUnion($1.expectation.failing) }
+        #expect(checks == covered, "checks without a defect: \(checks.subtracting(covered).sorted())")
+    }
+}

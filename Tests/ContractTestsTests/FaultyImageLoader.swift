@@ -1,0 +1,107 @@
+import ContractTests
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A test-only image loader whose good habits can be switched off one at a time, to
+/// prove each image-cache check fails on the defect it names.
+actor FaultyImageLoader {
+    struct Habits {
+        var caches = true
+        var coalesces = true
+        var cachesFailures = false
+        var honoursNoCache = true
+        var uses304 = true
+        var acceptsAnyStatus = false
+        var singleSlot = false
+        var limit = 4
+    }
+
+    struct Entry { let data: Data; let etag: String?; let mustRevalidate: Bool }
+
+    let habits: Habits
+    let session: URLSession
+    let timeout: TimeInterval
+    private var entries: [URL: Entry] = [:]
+    private var order: [URL] = []
+    private var failures: [URL: any Error] = [:]
+    private var inFlight: [URL: Task<Data, any Error>] = [:]
+
+    init(habits: Habits, session: URLSession, timeout: TimeInterval) {
+        self.habits = habits
+        self.session = session
+        self.timeout = timeout
+    }
+
+    func data(from url: URL) async throws -> Data {
+        if habits.cachesFailures, let failure = failures[url] { throw failure }
+        let cached = entries[url]
+        if let cached, !(cached.mustRevalidate && habits.honoursNoCache) { return cached.data }
+        if habits.coalesces, let running = inFlight[url] { return try await running.value }
+        let task = Task { try await self.fetch(url, cached: cached) }
+        if habits.coalesces { inFlight[url] = task }
+        defer { inFlight[url] = nil }
+        do {
+            return try await task.value
+        } catch {
+            if habits.cachesFailures { failures[url] = error }
+            throw error
+        }
+    }
+
+    private func fetch(_ url: URL, cached: Entry?) async throws -> Data {
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        if let etag = cached?.etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
+        let (data, response) = try await session.data(for: request)
+        let http = response as! HTTPURLResponse
+        if http.statusCode == 304 {
+            guard habits.uses304, let cached else { throw URLError(.badServerResponse) }
+            return cached.data
+        }
+        if habits.acceptsAnyStatus && http.statusCode != 200 { return data }
+        guard http.statusCode == 200, !data.isEmpty else { throw URLError(.badServerResponse) }
+        if habits.caches {
+            let mustRevalidate = (http.value(forHTTPHeaderField: "Cache-Control") ?? "").contains("no-cache")
+            if habits.singleSlot { entries.removeAll(); order.removeAll() }
+            entries[url] = Entry(data: data, etag: http.value(forHTTPHeaderField: "ETag"), mustRevalidate: mustRevalidate)
+            order.removeAll { $0 == url }
+            order.append(url)
+            while order.count > habits.limit { entries[order.removeFirst()] = nil }
+        }
+        return data
+    }
+}
+
+/// Plain requests for defects the reference providers would never make.
+struct RawClient {
+    let context: ProviderContext
+    let session: URLSession
+
+    init(_ context: ProviderContext, timeout: TimeInterval? = nil) {
+        self.context = context
+        let configuration = context.sessionConfiguration
+        if let timeout { configuration.timeoutIntervalForRequest = timeout }
+        session = URLSession(configuration: configuration)
+    }
+
+    func send(_ method: String, _ path: String, headers: [String: String] = [:], body: Data? = nil,
+              timeout: TimeInterval? = nil) async throws -> (Data, Int) {
+        var request = URLRequest(url: URL(string: context.baseURL.absoluteString + path)!, cachePolicy: .reloadIgnoringLocalCacheData,
+                                 timeoutInterval: timeout ?? context.timeout)
+        request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        request.httpBody = body
+        let (data, response) = try await session.data(for: request)
+        return (data, (response as! HTTPURLResponse).statusCode)
+    }
+
+    /// The same context with another request timeout.
+    static func context(_ context: ProviderContext, timeout: TimeInterval) -> ProviderContext {
+        ProviderContext(baseURL: context.baseURL, timeout: timeout, vendor: context.vendor, sessionConfiguration: {
+            let configuration = context.sessionConfiguration
+            configuration.timeoutIntervalForRequest = timeout
+            return configuration
+        })
+    }
+}
