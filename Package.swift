@@ -8,6 +8,8 @@ let package = Package(
         .library(name: "Scenarios", targets: ["Scenarios"]),
         .library(name: "MockServer", targets: ["MockServer"]),
         .library(name: "ContractTests", targets: ["ContractTests"]),
+        .library(name: "ContractTestsTesting", targets: ["ContractTestsTesting"]),
+        .library(name: "ContractTestsXCTest", targets: ["ContractTestsXCTest"]),
         .library(name: "MockFixtures", targets: ["MockFixtures"]),
         .executable(name: "mock-server", targets: ["mock-server"]),
     ],
@@ -49,8 +51,11 @@ let package = Package(
         // The contract-test harness users run in their own test targets.
         .target(
             name: "ContractTests",
-            dependencies: ["MockServer", "Scenarios"]
+            dependencies: ["MockServer", "Scenarios", .product(name: "Logging", package: "swift-log")]
         ),
+        // Test-framework glue lives in adapters of its own, never in the core.
+        .target(name: "ContractTestsTesting", dependencies: ["ContractTests"]),
+        .target(name: "ContractTestsXCTest", dependencies: ["ContractTests"]),
         .executableTarget(
             name: "mock-server",
             dependencies: [
@@ -68,7 +73,10 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "ContractTestsTests", dependencies: ["ContractTests", "MockServer"]),
+        .testTarget(
+            name: "ContractTestsTests",
+            dependencies: ["ContractTests", "ContractTestsTesting", "ContractTestsXCTest", "MockServer", "MockFixtures"]
+        ),
         // Runs the built `mock-server` binary as a user would (exit codes, signals, --help).
         .testTarget(name: "CLITests", dependencies: ["mock-server", "MockFixtures"]),
     ],

@@ -1,0 +1,15 @@
+import ContractTests
+import Testing
+
+/// Swift Testing glue, kept out of the `ContractTests` core: records one issue per failing
+/// check, each with the check's full report.
+///
+///     @Test func myProviderKeepsTheContract() async {
+///         let report = await RestaurantContract.suite(configuration).run { MyAdapter(context: $0) }
+///         expectContract(report)
+///     }
+public func expectContract(_ report: ContractReport, includingRecommended: Bool = true, sourceLocation: SourceLocation = #_sourceLocation) {
+    for failure in report.failures where includingRecommended || failure.level == .required {
+        Issue.record("\(failure.id) (\(failure.level.rawValue)): \(failure.summary)\n\(failure.message ?? "")", sourceLocation: sourceLocation)
+    }
+}

@@ -1,0 +1,16 @@
+import ContractTests
+import XCTest
+
+/// XCTest glue, kept out of the `ContractTests` core: one failure per failing check,
+/// each with the check's full report (expected, provider, server saw).
+///
+///     func testMyProvider() async {
+///         let report = await RestaurantContract.suite(configuration).run { MyAdapter(context: $0) }
+///         XCTAssertContract(report)
+///     }
+public func XCTAssertContract(_ report: ContractReport, includingRecommended: Bool = true,
+                              file: StaticString = #filePath, line: UInt = #line) {
+    for failure in report.failures where includingRecommended || failure.level == .required {
+        XCTFail("\(failure.id) (\(failure.level.rawValue)): \(failure.summary)\n\(failure.message ?? "")", file: file, line: line)
+    }
+}
