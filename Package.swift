@@ -64,18 +64,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Test-only support shared by the test targets (they run in one process).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "MockFixtures"]),
         .testTarget(
             name: "MockServerTests",
             dependencies: [
-                "MockServer", "Scenarios", "MockFixtures",
+                "MockServer", "Scenarios", "MockFixtures", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(
             name: "ContractTestsTests",
-            dependencies: ["ContractTests", "ContractTestsTesting", "ContractTestsXCTest", "MockServer", "MockFixtures"]
+            dependencies: ["ContractTests", "ContractTestsTesting", "ContractTestsXCTest", "MockServer", "MockFixtures", "TestSupport"]
         ),
         // Runs the built `mock-server` binary as a user would (exit codes, signals, --help).
         .testTarget(name: "CLITests", dependencies: ["mock-server", "MockFixtures"]),

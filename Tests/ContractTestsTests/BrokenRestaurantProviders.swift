@@ -1,5 +1,6 @@
 import ContractTests
 import Foundation
+import TestSupport
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -136,7 +137,7 @@ struct BrokenRestaurantProvider: RestaurantProvider {
 @Suite(.serialized) struct BrokenRestaurantProviderTests {
     @Test(arguments: RestaurantDefect.allCases)
     func eachDefectFailsExactlyItsCheck(defect: RestaurantDefect) async throws {
-        let report = await RestaurantContract.suite(configuration()).run { BrokenRestaurantProvider(defect, context: $0) }
+        let report = await withTestGate(exclusive: false) { await RestaurantContract.suite(configuration()).run { BrokenRestaurantProvider(defect, context: $0) } }
         let (failing, phrase) = defect.expectation
         #expect(Set(report.failures.map(\.id)) == failing, "\(defect): \(report)")
         let messages = report.failures.compactMap(\.message).joined(separator: "\n")

@@ -26,8 +26,14 @@ import FoundationXML
         await server.stop()
     }
 
+    static let session: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 64
+        return URLSession(configuration: configuration)
+    }()
+
     func get(_ base: URL, _ path: String) async throws {
-        _ = try await URLSession.shared.data(from: URL(string: base.absoluteString + path)!)
+        _ = try await Self.session.data(from: URL(string: base.absoluteString + path)!)
     }
 
     @Test func countsOrderAndContent() async throws {

@@ -2,6 +2,7 @@ import ContractTests
 import Foundation
 import MockFixtures
 import Scenarios
+import TestSupport
 import Testing
 
 func configuration(restaurant: RestaurantVariant = .original, openMarket: OpenMarketVariant = .jan2022,
@@ -13,9 +14,9 @@ func configuration(restaurant: RestaurantVariant = .original, openMarket: OpenMa
 @Suite struct ReferenceRestaurantProviderTests {
     @Test(arguments: [RestaurantVariant.original, .community], ContractTransport.allCases)
     func passesEveryCheck(variant: RestaurantVariant, transport: ContractTransport) async throws {
-        let report = await RestaurantContract.suite(configuration(restaurant: variant, transport: transport)).run { context in
+        let report = await withTestGate(exclusive: false) { await RestaurantContract.suite(configuration(restaurant: variant, transport: transport)).run { context in
             ReferenceRestaurantProvider(context: context, variant: variant, imageCacheLimit: 4)
-        }
+        } }
         #expect(report.passed, "\(report)")
         #expect(report.results.count == 19)
         print("suite run time: \(report.suite) over \(transport.rawValue): \(report.results.count) checks in \(String(format: "%.1f", report.duration)) s")
@@ -25,9 +26,9 @@ func configuration(restaurant: RestaurantVariant = .original, openMarket: OpenMa
 @Suite struct ReferenceOpenMarketProviderTests {
     @Test(arguments: OpenMarketVariant.allCases, ContractTransport.allCases)
     func passesEveryCheck(variant: OpenMarketVariant, transport: ContractTransport) async throws {
-        let report = await OpenMarketContract.suite(configuration(openMarket: variant, transport: transport)).run { context in
+        let report = await withTestGate(exclusive: false) { await OpenMarketContract.suite(configuration(openMarket: variant, transport: transport)).run { context in
             ReferenceOpenMarketProvider(context: context, variant: variant, imageCacheLimit: 4)
-        }
+        } }
         #expect(report.passed, "\(report)")
         #expect(report.results.count == 26)
         print("suite run time: \(report.suite) over \(transport.rawValue): \(report.results.count) checks in \(String(format: "%.1f", report.duration)) s")

@@ -1,5 +1,6 @@
 import Foundation
 import Scenarios
+import TestSupport
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -18,7 +19,7 @@ import FoundationNetworking
     ])
 
     @Test func fixedDelayIsMetWithinTolerance() async throws {
-        try await withServer(scenarios: [Self.timing], scenario: "timing") { server in
+        try await withTestGate(exclusive: true) { try await withServer(scenarios: [Self.timing], scenario: "timing") { server in
             for _ in 0..<3 {
                 let ((_, response), elapsed) = try await measure { try await HTTP.get(server.url("/categories")) }
                 #expect(response.statusCode == 200)
@@ -26,21 +27,21 @@ import FoundationNetworking
                 #expect(elapsed < 0.3 + Self.lateTolerance)
             }
             #expect(server.engine.journal.entries().allSatisfy { $0.delay == 0.3 })
-        }
+        } }
     }
 
     @Test func bytesPerSecondThrottlePacesTheBody() async throws {
-        try await withServer(scenarios: [Self.timing], scenario: "timing") { server in
+        try await withTestGate(exclusive: true) { try await withServer(scenarios: [Self.timing], scenario: "timing") { server in
             let ((data, _), elapsed) = try await measure { try await HTTP.get(server.url("/images/2.png")) }
             // 832 bytes in 208-byte chunks: 3 pauses of 0.104 s.
             _ = try PNGCheck.validate(data)
             #expect(elapsed >= 0.3)
             #expect(elapsed < 0.312 + Self.lateTolerance)
-        }
+        } }
     }
 
     @Test func dribbleSpreadsTheBodyOverTheDuration() async throws {
-        try await withServer(scenarios: [Self.timing], scenario: "timing") { server in
+        try await withTestGate(exclusive: true) { try await withServer(scenarios: [Self.timing], scenario: "timing") { server in
             let connection = try RawConnection(port: server.port)
             let start = Date()
             connection.send("GET /images/3.png HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
@@ -49,21 +50,21 @@ import FoundationNetworking
             _ = try PNGCheck.validate(try #require(read.responses.first?.body))
             #expect(elapsed >= 0.5)   // 6 chunks, 5 pauses of 0.1 s
             #expect(elapsed < 0.5 + Self.lateTolerance)
-        }
+        } }
     }
 
     @Test func timeScaleShrinksEveryDelay() async throws {
-        try await withServer(scenarios: [Self.timing], scenario: "timing", timeScale: 0.01) { server in
+        try await withTestGate(exclusive: true) { try await withServer(scenarios: [Self.timing], scenario: "timing", timeScale: 0.01) { server in
             let (_, elapsed) = try await measure { try await HTTP.get(server.url("/menu")) }
             #expect(elapsed < 1)
             #expect(server.engine.journal.entries().first?.delay == 0.02)
-        }
+        } }
     }
 
     /// 1,000 connections wait on a 2 s delay; an undelayed request on another connection
     /// is answered at once, and every delayed one arrives on time.
     @Test func thousandDelayedResponsesDoNotHoldUpAFastOne() async throws {
-        try await withServer(scenarios: [Self.timing], scenario: "timing") { server in
+        try await withTestGate(exclusive: true) { try await withServer(scenarios: [Self.timing], scenario: "timing") { server in
             let delayed = Task {
                 try await ManyConnections.send("GET /menu HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n", count: 1000, port: server.port)
             }
@@ -79,6 +80,6 @@ import FoundationNetworking
             #expect(results.count == 1000)
             #expect(results.allSatisfy { String(decoding: $0.0.prefix(12), as: UTF8.self) == "HTTP/1.1 200" })
             #expect(results.allSatisfy { $0.1 >= 2 })
-        }
+        } }
     }
 }

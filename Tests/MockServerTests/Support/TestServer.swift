@@ -67,6 +67,9 @@ enum HTTP {
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.timeoutIntervalForRequest = 15
+        // Every test server is 127.0.0.1: the default of 6 connections per host would make
+        // unrelated tests (some hold hung connections on purpose) queue behind each other.
+        configuration.httpMaximumConnectionsPerHost = 256
         return URLSession(configuration: configuration)
     }()
 
