@@ -36,6 +36,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The seed for every random choice (latency, probabilistic outcomes, secrets).")
     var seed: UInt64 = 0
 
+    @Option(help: ArgumentHelp("Restore state (Open Market catalogue, uploads, scenario states) from this file at start if it exists, and save it there at a clean stop.", valueName: "file"))
+    var state: String?
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard maxBodySize > 0 else { throw ValidationError("--max-body-size must be positive") }
@@ -69,6 +72,10 @@ struct Serve: AsyncParsableCommand {
         } catch {
             throw failForFixtures(error)
         }
+        if let state, let saved = FileManager.default.contents(atPath: state) {
+            do { try engine.restore(snapshot: saved, source: state) } catch { throw failForFixtures(error) }
+            logger.info("state restored", metadata: ["file": "\(state)"])
+        }
 
         let server = MockHTTPServer(
             engine: engine,
@@ -86,6 +93,15 @@ struct Serve: AsyncParsableCommand {
         let signal = await StopSignal.next()
         logger.info("stopping", metadata: ["signal": "\(signal)"])
         await server.stop()
+        if let state {
+            do {
+                try engine.snapshot().write(to: URL(fileURLWithPath: state), options: .atomic)
+                logger.info("state saved", metadata: ["file": "\(state)"])
+            } catch {
+                FileHandle.standardError.write(Data("error: cannot save state to \(state): \(error.localizedDescription)\n".utf8))
+                throw ExitCode(1)
+            }
+        }
     }
 }
 

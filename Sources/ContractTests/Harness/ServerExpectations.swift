@@ -88,7 +88,7 @@ public struct ServerExpectations: Sendable {
     public func expectInOrder(_ patterns: [RequestPattern], timeout: TimeInterval = 1) async throws {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
-            let matched = Self.longestOrderedPrefix(patterns, in: requests)
+            let matched = Self.longestOrderedPrefix(patterns, in: requests)   // the harness's own requests excluded
             if matched == patterns.count { return }
             if Date() >= deadline {
                 throw violation("requests in order: " + patterns.map(\.description).joined(separator: " → "),

@@ -1,48 +1,19 @@
 import Foundation
 import Scenarios
 
-/// The admin API under `/__admin`: scenario listing, switching and reset. Everything else
-/// goes to the engine. Admin calls are journaled too, marked `admin.*`.
+/// The admin API under `/__admin` (JSON in and out). Everything else goes to the engine.
+/// Admin calls are journaled too, marked `admin.*`, so nothing the server received is
+/// missing from the journal.
 public struct AdminAPI: Responder {
     public static let prefix = "/__admin"
+    public static let version = "0.4.0"
     public let engine: MockEngine
     let router: Router
 
     public init(engine: MockEngine) {
         self.engine = engine
-        let scenarios = engine.scenarios
-        router = Router(routes: [
-            Route("admin.scenarios", .get("/__admin/scenarios")) { _, _ in
-                let list: [JSONValue] = scenarios.library.names.compactMap { name in
-                    scenarios.library[name].map { ["name": .string($0.name), "description": .string($0.description), "rules": .number(Double($0.rules.count))] }
-                }
-                return .json(200, ["current": .string(scenarios.currentScenario), "scenarios": .array(list)])
-            },
-            Route("admin.scenario", .get("/__admin/scenario")) { request, _ in
-                let session = request.queryValue("session") ?? ScenarioEngine.defaultSession
-                let (name, states) = scenarios.machineStates(session: session)
-                return .json(200, ["name": .string(name), "session": .string(session),
-                                   "states": .object(states.mapValues(JSONValue.string))])
-            },
-            Route("admin.scenario.select", RequestPattern(method: "PUT", path: "/__admin/scenario")) { request, _ in
-                guard let body = JSONValue(parsing: request.body), let name = body["name"]?.stringValue else {
-                    return .error(400, "Send JSON like {\"name\": \"flaky\"} (and optionally \"session\")")
-                }
-                do {
-                    try scenarios.select(name, session: body["session"]?.stringValue)
-                } catch {
-                    return .error(400, "\(error)")
-                }
-                var answer: [String: JSONValue] = ["name": .string(name)]
-                if let session = body["session"]?.stringValue { answer["session"] = .string(session) }
-                return .json(200, .object(answer))
-            },
-            Route("admin.scenario.reset", .post("/__admin/scenario/reset")) { request, _ in
-                let session = JSONValue(parsing: request.body)?["session"]?.stringValue
-                scenarios.reset(session: session)
-                return .json(200, ["reset": .string(session ?? "all sessions")])
-            },
-        ])
+        router = Router(routes: Self.infoRoutes(engine) + Self.scenarioRoutes(engine) + Self.journalRoutes(engine)
+                        + Self.verifyRoutes(engine) + Self.stateRoutes(engine))
     }
 
     public func respond(to request: MockRequest) -> ResponsePlan {
@@ -50,7 +21,75 @@ public struct AdminAPI: Responder {
             return engine.respond(to: request)
         }
         let plan = router.respond(to: request)
-        engine.journal.record(request, plan: plan)
+        engine.record(request, plan)
         return plan
     }
+
+    static func infoRoutes(_ engine: MockEngine) -> [Route] {
+        [
+            Route("admin.health", .get("/__admin/health")) { _, _ in .json(200, ["status": "ok"]) },
+            Route("admin.info", .get("/__admin/info")) { _, _ in
+                let configuration = engine.configuration
+                return .json(200, [
+                    "version": .string(version),
+                    "uptimeSeconds": .number((engine.timeSource.now().timeIntervalSince(engine.startedAt) * 1000).rounded() / 1000),
+                    "apis": .array(engine.apis.map(JSONValue.string)),
+                    "variants": ["restaurant": .string(configuration.restaurantVariant.rawValue),
+                                 "openmarket": .string(configuration.openMarketVariant.rawValue)],
+                    "scenario": .string(engine.scenarios.currentScenario),
+                    "seed": .number(Double(configuration.seed)),
+                    "timeScale": .number(configuration.timeScale),
+                    "journal": ["capacity": .number(Double(engine.journal.capacity)), "total": .number(Double(engine.journal.totalCount)),
+                                "kept": .number(Double(engine.journal.entries().count))],
+                ])
+            },
+        ]
+    }
+
+    static func stateRoutes(_ engine: MockEngine) -> [Route] {
+        [
+            Route("admin.state.reset", .post("/__admin/state/reset")) { _, _ in
+                engine.resetState()
+                return .json(200, ["reset": "fixtures and scenario states"])
+            },
+            Route("admin.snapshot", .get("/__admin/snapshot")) { _, _ in
+                .json(200, engine.snapshot(), headers: ["Content-Disposition": "attachment; filename=\"mock-server-state.json\""])
+            },
+            Route("admin.snapshot.restore", RequestPattern(method: "PUT", path: "/__admin/snapshot")) { request, _ in
+                do {
+                    try engine.restore(snapshot: request.body, source: "request body")
+                    return .json(200, ["restored": true])
+                } catch let error as FixtureError {
+                    return .error(400, "Not a snapshot this server can restore", details: ["problems": .array(error.problems.map(\.json))])
+                } catch {
+                    return .error(400, "Not a snapshot: \(error)")
+                }
+            },
+            Route("admin.fixtures.reload", .post("/__admin/fixtures/reload")) { _, _ in
+                do {
+                    try engine.reloadFixtures()
+                    return .json(200, ["reloaded": .string(engine.configuration.fixturesDirectory.path)])
+                } catch let error as FixtureError {
+                    return .error(422, "The fixtures were not reloaded; the previous ones keep serving",
+                                  details: ["problems": .array(error.problems.map(\.json))])
+                } catch {
+                    return .error(422, "The fixtures were not reloaded: \(error)")
+                }
+            },
+        ]
+    }
+
+    /// The JSON body of a request, or a 400 saying what is wrong.
+    static func body(_ request: MockRequest, example: String) -> Result<[String: JSONValue], Rejected> {
+        guard let json = JSONValue(parsing: request.body), case .object(let members) = json else {
+            return .failure(Rejected(plan: .error(400, "Send a JSON object like \(example)")))
+        }
+        return .success(members)
+    }
+
+    struct Rejected: Error { let plan: ResponsePlan }
+}
+
+extension FixtureProblem {
+    var json: JSONValue { ["file": .string(file), "jsonPath": .string(jsonPath), "reason": .string(reason)] }
 }

@@ -33,6 +33,10 @@ extension HTTPRequestHandler {
             perform(fault, plan: plan, request: request, context: context)
             return
         }
+        if let hub = plan.stream {
+            stream(hub, plan: plan, request: request, context: context)
+            return
+        }
         let bodyAllowed = plan.status != 304 && plan.status != 204 && !(100..<200).contains(plan.status)
         context.write(wrapOutboundOut(.head(responseHead(plan, for: request, keepAlive: keepAlive, bodyAllowed: bodyAllowed))), promise: nil)
         let body = bodyAllowed && request.method != .HEAD ? plan.body : Data()
@@ -82,6 +86,33 @@ extension HTTPRequestHandler {
             let (handler, context) = bound.value
             handler.writePaced(remaining, pacing: pacing, context: context, keepAlive: keepAlive)
         }
+    }
+
+    // MARK: Event streams
+
+    /// Server-sent events: a chunked body that grows with every event, a comment every
+    /// 15 s so proxies keep the connection, until the client goes away.
+    private func stream(_ hub: EventHub, plan: ResponsePlan, request: HTTPRequestHead, context: ChannelHandlerContext) {
+        var headers = HTTPHeaders()
+        for field in plan.headers { headers.add(name: field.name, value: field.value) }
+        headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: ": connected\n\n")))), promise: nil)
+        startStreaming()
+        let loop = context.eventLoop
+        let bound = NIOLoopBound((self, context), eventLoop: loop)
+        let token = hub.subscribe { frame in
+            loop.execute {
+                let (_, context) = bound.value
+                guard context.channel.isActive else { return }
+                context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(context.channel.allocator.buffer(data: frame)))), promise: nil)
+            }
+        }
+        let keepAlive = loop.scheduleRepeatedTask(initialDelay: .seconds(15), delay: .seconds(15)) { _ in
+            let (_, context) = bound.value
+            context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(context.channel.allocator.buffer(string: ": keep-alive\n\n")))), promise: nil)
+        }
+        subscription = (hub, token, keepAlive)
     }
 
     // MARK: Faults

@@ -20,6 +20,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         case responding
         /// A `hang` fault: nothing more is ever written on this connection.
         case hanging
+        /// An event stream: events are written until the client goes away.
+        case streaming
     }
 
     let engine: MockEngine
@@ -31,6 +33,17 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func finishResponse() { state = .idle }
     func startHanging() { state = .hanging }
+    func startStreaming() { state = .streaming }
+
+    /// The event-stream subscription of this connection, if it streams.
+    var subscription: (hub: EventHub, token: UUID, keepAlive: RepeatedTask)?
+
+    func stopStreaming() {
+        guard let subscription else { return }
+        subscription.hub.unsubscribe(subscription.token)
+        subscription.keepAlive.cancel()
+        self.subscription = nil
+    }
 
     init(engine: MockEngine, responder: any Responder, maxRequestBodySize: Int, fallbackBaseURL: String, logger: Logger) {
         self.engine = engine
@@ -61,7 +74,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 }
             case .discarding(let head, let size, let receivedAt):
                 state = .discarding(head, size: size + chunk.readableBytes, receivedAt: receivedAt)
-            case .idle, .responding, .hanging:
+            case .idle, .responding, .hanging, .streaming:
                 break
             }
         case .end:
@@ -78,10 +91,15 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                                               details: ["limit": .number(Double(maxRequestBodySize))])
                 engine.recordRejected(request, plan: plan)
                 execute(plan, for: head, context: context, keepAlive: false)
-            case .idle, .responding, .hanging:
+            case .idle, .responding, .hanging, .streaming:
                 break
             }
         }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        stopStreaming()
+        context.fireChannelInactive()
     }
 
     /// Malformed HTTP: a 400 with a JSON body, journaled, then the connection closes
@@ -102,7 +120,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             state = .responding
             let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/")
             execute(plan, for: head, context: context, keepAlive: false)
-        case .responding, .hanging:
+        case .responding, .hanging, .streaming:
             context.close(promise: nil)
         }
     }

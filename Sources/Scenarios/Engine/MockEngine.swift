@@ -6,12 +6,14 @@ import Foundation
 public final class MockEngine: Responder {
     public let configuration: EngineConfiguration
     public let journal: Journal
-    public let restaurant: RestaurantSimulator?
-    public let openMarket: OpenMarketSimulator?
-    public let router: Router
     /// The scenario layer over the simulators: current scenario, sessions, switching.
     public let scenarios: ScenarioEngine
-    private let pipeline: any Responder
+    /// When the engine was made (for uptime).
+    public let startedAt: Date
+    /// Live events: every journal entry and every state change.
+    public let events = EventHub()
+    private let live: LiveAPIs
+    private let preloaded: Locked<Preloaded>
 
     public var timeSource: any TimeSource { configuration.timeSource }
 
@@ -20,35 +22,97 @@ public final class MockEngine: Responder {
         self.configuration = configuration
         let preloaded: Preloaded
         if let given = configuration.preloaded { preloaded = given } else { preloaded = try Preloaded.load(configuration) }
-        let set = preloaded.fixtures
-        restaurant = set.restaurant.map {
-            RestaurantSimulator(fixtures: $0, variant: configuration.restaurantVariant,
-                                imageCacheControl: configuration.imageCacheControl)
-        }
-        openMarket = set.openMarket.map {
-            OpenMarketSimulator(fixtures: $0, variant: configuration.openMarketVariant, seed: configuration.seed,
-                                timeSource: configuration.timeSource, imageCacheControl: configuration.imageCacheControl)
-        }
-        router = Router(routes: (restaurant?.routes ?? []) + (openMarket?.routes ?? []))
+        self.preloaded = Locked(preloaded)
+        let library = try Self.library(preloaded, configuration)
+        live = LiveAPIs(APIs(preloaded.fixtures, configuration))
+        scenarios = ScenarioEngine(inner: live, library: library, current: configuration.scenario,
+                                   seed: configuration.seed, timeScale: configuration.timeScale)
+        journal = Journal(capacity: configuration.journalCapacity, bodyLimit: configuration.journalBodyLimit)
+        startedAt = configuration.timeSource.now()
+    }
+
+    static func library(_ preloaded: Preloaded, _ configuration: EngineConfiguration) throws(FixtureError) -> ScenarioLibrary {
         var library = ScenarioLibrary(preloaded.scenarios)
         configuration.extraScenarios.forEach { library.add($0) }
         guard library[configuration.scenario] != nil else {
             throw FixtureError(file: "--scenario", jsonPath: "", reason: ScenarioSelectionError(name: configuration.scenario, known: library.names).description)
         }
-        scenarios = ScenarioEngine(inner: router, library: library, current: configuration.scenario,
-                                   seed: configuration.seed, timeScale: configuration.timeScale)
-        journal = Journal(capacity: configuration.journalCapacity, bodyLimit: configuration.journalBodyLimit)
-        pipeline = JournalingResponder(scenarios, journal: journal)
+        return library
     }
 
     public func respond(to request: MockRequest) -> ResponsePlan {
-        pipeline.respond(to: request)
+        let plan = scenarios.respond(to: request)
+        record(request, plan)
+        return plan
     }
 
     /// Journals a request the transport answered itself (too large, malformed), so no
     /// request is ever missing from the journal.
     public func recordRejected(_ request: MockRequest, plan: ResponsePlan) {
-        journal.record(request, plan: plan)
+        record(request, plan)
+    }
+
+    /// Journals a request and tells live subscribers.
+    public func record(_ request: MockRequest, _ plan: ResponsePlan) {
+        let event = journal.record(request, plan: plan)
+        events.publish("request", id: event.id, event.json)
+    }
+
+    /// The simulators now serving.
+    public var restaurant: RestaurantSimulator? { live.current.restaurant }
+    public var openMarket: OpenMarketSimulator? { live.current.openMarket }
+    /// The routes of both APIs, without scenarios or journal: the simulators' own answers.
+    public var router: Router { live.current.router }
+
+    /// Back to the fixtures: a new Open Market catalogue (creates, edits and deletes are
+    /// gone) and fresh scenario states in every session.
+    public func resetState() {
+        live.replace(APIs(preloaded.current.fixtures, configuration))
+        scenarios.reset()
+        events.publish("state", ["change": "reset"])
+    }
+
+    /// Reads the fixture and scenario files again and serves them; on a problem the old
+    /// ones keep serving and the problems are thrown.
+    public func reloadFixtures() throws(FixtureError) {
+        var reload = configuration
+        reload.preloaded = nil
+        let fresh = try Preloaded.load(reload)
+        let library = try Self.library(fresh, configuration)
+        preloaded.withLock { $0 = fresh }
+        live.replace(APIs(fresh.fixtures, configuration))
+        scenarios.replaceLibrary(library)
+        events.publish("state", ["change": "reloaded", "scenarios": .array(library.names.map(JSONValue.string))])
+    }
+
+    /// Everything mutable, as JSON: the Open Market catalogue with uploaded images, and
+    /// scenario states. Restore it with `restore(snapshot:)` (or `--state FILE`).
+    public func snapshot() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .secondsSince1970
+        let value = EngineSnapshot(version: EngineSnapshot.currentVersion, openMarket: openMarket?.snapshot(), scenarios: scenarios.snapshot())
+        return (try? encoder.encode(value)) ?? Data()
+    }
+
+    /// Restores a snapshot; a file that is not one is reported with its JSON path.
+    public func restore(snapshot data: Data, source: String = "snapshot") throws(FixtureError) {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        let value: EngineSnapshot
+        do {
+            value = try decoder.decode(EngineSnapshot.self, from: data)
+        } catch let error as DecodingError {
+            throw FixtureError([FixtureFile.problem(error, file: source)])
+        } catch {
+            throw FixtureError(file: source, reason: "not a snapshot")
+        }
+        guard value.version == EngineSnapshot.currentVersion else {
+            throw FixtureError(file: source, jsonPath: "$.version", reason: "snapshot version \(value.version); this server reads \(EngineSnapshot.currentVersion)")
+        }
+        if let market = value.openMarket { openMarket?.restore(market) }
+        scenarios.restore(value.scenarios)
+        events.publish("state", ["change": "restored"])
     }
 
     /// The API names this engine serves, for logs and the info endpoint.
@@ -58,6 +122,40 @@ public final class MockEngine: Responder {
         if openMarket != nil { names.append("openmarket") }
         return names
     }
+}
+
+struct EngineSnapshot: Codable {
+    static let currentVersion = 1
+    var version: Int
+    var openMarket: OpenMarketSnapshot?
+    var scenarios: ScenarioEngine.Snapshot
+}
+
+/// The simulators built from one fixture set, and their routes.
+struct APIs: Sendable {
+    let restaurant: RestaurantSimulator?
+    let openMarket: OpenMarketSimulator?
+    let router: Router
+
+    init(_ set: FixtureSet, _ configuration: EngineConfiguration) {
+        restaurant = set.restaurant.map {
+            RestaurantSimulator(fixtures: $0, variant: configuration.restaurantVariant, imageCacheControl: configuration.imageCacheControl)
+        }
+        openMarket = set.openMarket.map {
+            OpenMarketSimulator(fixtures: $0, variant: configuration.openMarketVariant, seed: configuration.seed,
+                                timeSource: configuration.timeSource, imageCacheControl: configuration.imageCacheControl)
+        }
+        router = Router(routes: (restaurant?.routes ?? []) + (openMarket?.routes ?? []))
+    }
+}
+
+/// The APIs now serving, swapped whole on reset and reload.
+final class LiveAPIs: Responder {
+    private let apis: Locked<APIs>
+    init(_ apis: APIs) { self.apis = Locked(apis) }
+    var current: APIs { apis.current }
+    func replace(_ new: APIs) { apis.withLock { $0 = new } }
+    func respond(to request: MockRequest) -> ResponsePlan { current.router.respond(to: request) }
 }
 
 /// Fixtures and scenario files read once and shared by many engines (each engine still

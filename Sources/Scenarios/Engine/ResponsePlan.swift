@@ -16,6 +16,9 @@ public struct ResponsePlan: Sendable {
     public var pacing: BodyPacing?
     /// A transport fault to carry out instead of (or in the middle of) the response.
     public var fault: Fault?
+    /// An endless body: events from this hub are written as they come, until the client
+    /// goes away (server-sent events).
+    public var stream: EventHub?
 
     public init(status: Int, headers: HeaderFields = [:], body: Data = Data(), answeredBy: String? = nil) {
         self.status = status

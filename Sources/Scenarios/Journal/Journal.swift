@@ -60,6 +60,15 @@ public final class Journal: Sendable {
         entries().filter { pattern.matches($0.request.asRequest) }
     }
 
+    /// How many of `patterns` arrived in that order (other requests may come between).
+    public func matchedInOrder(_ patterns: [RequestPattern]) -> Int {
+        var index = 0
+        for event in entries() where index < patterns.count && patterns[index].matches(event.request.asRequest) {
+            index += 1
+        }
+        return index
+    }
+
     /// Entries no route answered.
     public func unmatched() -> [ServeEvent] { entries().filter { !$0.wasMatched } }
 
@@ -68,22 +77,5 @@ public final class Journal: Sendable {
             storage.ring.removeAll(keepingCapacity: true)
             storage.head = 0
         }
-    }
-}
-
-/// Records every request and its plan on the way out.
-public struct JournalingResponder: Responder {
-    public let inner: any Responder
-    public let journal: Journal
-
-    public init(_ inner: any Responder, journal: Journal) {
-        self.inner = inner
-        self.journal = journal
-    }
-
-    public func respond(to request: MockRequest) -> ResponsePlan {
-        let plan = inner.respond(to: request)
-        journal.record(request, plan: plan)
-        return plan
     }
 }

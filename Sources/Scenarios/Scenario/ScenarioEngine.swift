@@ -11,7 +11,7 @@ public final class ScenarioEngine: Responder {
     /// Sessions kept at most; the least recently created is dropped past it.
     public static let maxSessions = 1024
 
-    public let library: ScenarioLibrary
+    public var library: ScenarioLibrary { state.withLock { $0.library } }
     public let timeScale: Double
     let inner: any Responder
     let seed: UInt64
@@ -22,6 +22,7 @@ public final class ScenarioEngine: Responder {
     }
 
     struct State {
+        var library: ScenarioLibrary
         var current: String
         var sessions: [String: Session] = [:]
         var sessionOrder: [String] = []
@@ -31,16 +32,16 @@ public final class ScenarioEngine: Responder {
 
     public init(inner: any Responder, library: ScenarioLibrary, current: String, seed: UInt64, timeScale: Double) {
         self.inner = inner
-        self.library = library
         self.seed = seed
         self.timeScale = timeScale
-        self.state = Locked(State(current: current))
+        self.state = Locked(State(library: library, current: current))
     }
 
     public var currentScenario: String { state.withLock { $0.current } }
 
     /// Switches the server-wide scenario (or one session's) and starts it afresh.
     public func select(_ name: String, session: String? = nil) throws(ScenarioSelectionError) {
+        let library = library
         guard library[name] != nil else { throw ScenarioSelectionError(name: name, known: library.names) }
         state.withLock { state in
             if let session {
@@ -54,6 +55,16 @@ public final class ScenarioEngine: Responder {
         }
     }
 
+    /// Serves a new set of scenarios (after a reload); states start afresh. A current
+    /// scenario that is gone falls back to `happy-path`.
+    public func replaceLibrary(_ library: ScenarioLibrary) {
+        state.withLock { state in
+            state.library = library
+            if library[state.current] == nil { state.current = Scenario.happyPath.name }
+            for key in state.sessions.keys { state.sessions[key]?.runtimes = [:] }
+        }
+    }
+
     /// Forgets counters, states and generators: of one session, or of every session.
     public func reset(session: String? = nil) {
         state.withLock { state in
@@ -61,6 +72,45 @@ public final class ScenarioEngine: Responder {
                 state.sessions[session]?.runtimes = [:]
             } else {
                 for key in state.sessions.keys { state.sessions[key]?.runtimes = [:] }
+            }
+        }
+    }
+
+    /// Scenario state that survives a restart: the current scenario, each session's
+    /// scenario and the counters, machines and generators of every scenario it used.
+    public struct Snapshot: Codable, Sendable, Equatable {
+        public struct Session: Codable, Sendable, Equatable {
+            public var scenario: String?
+            public var runtimes: [String: ScenarioRuntime.Saved]
+        }
+        public var current: String
+        public var sessions: [String: Session]
+    }
+
+    public func snapshot() -> Snapshot {
+        state.withLock { state in
+            Snapshot(current: state.current, sessions: state.sessions.mapValues {
+                Snapshot.Session(scenario: $0.scenario, runtimes: $0.runtimes.mapValues(\.saved))
+            })
+        }
+    }
+
+    /// Restores a snapshot; scenarios no longer in the library are dropped.
+    public func restore(_ snapshot: Snapshot) {
+        let seed = seed
+        state.withLock { state in
+            let library = state.library
+            state.current = library[snapshot.current] == nil ? Scenario.happyPath.name : snapshot.current
+            state.sessions = [:]
+            state.sessionOrder = []
+            for (name, saved) in snapshot.sessions.sorted(by: { $0.key < $1.key }) {
+                var session = Session(scenario: saved.scenario.flatMap { library[$0] == nil ? nil : $0 })
+                for (scenarioName, runtime) in saved.runtimes {
+                    guard let scenario = library[scenarioName] else { continue }
+                    session.runtimes[scenarioName] = ScenarioRuntime(scenario: scenario, seed: seed, session: name, saved: runtime)
+                }
+                state.sessions[name] = session
+                state.sessionOrder.append(name)
             }
         }
     }
@@ -76,14 +126,12 @@ public final class ScenarioEngine: Responder {
     public func respond(to request: MockRequest) -> ResponsePlan {
         let session = request.headers[Self.sessionHeader] ?? Self.defaultSession
         let requested = request.headers[Self.scenarioHeader]
-        if let requested, library[requested] == nil {
-            return .error(400, ScenarioSelectionError(name: requested, known: library.names).description)
-        }
         // Decide (rule, outcome, delay) under the lock; ask the simulator outside it.
-        let (scenario, decision, delay) = state.withLock { state -> (Scenario, ScenarioRuntime.Decision?, Double) in
+        let chosen = state.withLock { state -> (Scenario, ScenarioRuntime.Decision?, Double)? in
+            if let requested, state.library[requested] == nil { return nil }
             Self.touch(&state, session)
             let name = requested ?? state.sessions[session]?.scenario ?? state.current
-            let scenario = library[name] ?? .happyPath
+            let scenario = state.library[name] ?? .happyPath
             var runtime = state.sessions[session]?.runtimes[name] ?? ScenarioRuntime(scenario: scenario, seed: seed, session: session)
             let decision = runtime.decide(request)
             var delay = 0.0
@@ -93,6 +141,9 @@ public final class ScenarioEngine: Responder {
             }
             state.sessions[session]?.runtimes[name] = runtime
             return (scenario, decision, delay)
+        }
+        guard let (scenario, decision, delay) = chosen else {
+            return .error(400, ScenarioSelectionError(name: requested ?? "", known: library.names).description)
         }
         let outcome = decision?.outcome ?? .simulator
         var plan = basePlan(outcome, request)

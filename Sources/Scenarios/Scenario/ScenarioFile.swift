@@ -189,3 +189,16 @@ struct ScenarioParser {
         return result
     }
 }
+
+extension RequestPattern {
+    /// A pattern written as in scenario files' `request` (method, path, query, headers, body),
+    /// for the admin API's journal queries and verification.
+    public static func parse(_ json: JSONValue, source: String = "request body", path: String = "$") throws(FixtureError) -> RequestPattern {
+        let reader = JSONReader(file: source)
+        let pattern = ScenarioParser(reader: reader).request(json, path)
+        guard reader.problems.isEmpty, let pattern else {
+            throw FixtureError(reader.problems.isEmpty ? [FixtureProblem(file: source, jsonPath: path, reason: "expected a request pattern object")] : reader.problems)
+        }
+        return pattern
+    }
+}

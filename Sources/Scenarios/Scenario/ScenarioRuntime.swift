@@ -8,6 +8,22 @@ public struct ScenarioRuntime: Sendable {
     var machines: [String: String] = [:]
     var generators: [String: SeededRandom] = [:]
 
+    /// The mutable part, for snapshots.
+    public struct Saved: Codable, Sendable, Equatable {
+        public var hits: [Int: Int]
+        public var machines: [String: String]
+        public var generators: [String: SeededRandom]
+    }
+
+    public var saved: Saved { Saved(hits: hits, machines: machines, generators: generators) }
+
+    public init(scenario: Scenario, seed: UInt64, session: String, saved: Saved) {
+        self.init(scenario: scenario, seed: seed, session: session)
+        hits = saved.hits
+        machines = saved.machines
+        generators = saved.generators
+    }
+
     public init(scenario: Scenario, seed: UInt64, session: String) {
         self.scenario = scenario
         self.seed = scenario.seed ?? seed

@@ -1,6 +1,6 @@
 /// A seeded generator (SplitMix64): the same seed gives the same sequence on every
 /// platform and every run. Anything random in the engine draws from one of these.
-public struct SeededRandom: RandomNumberGenerator, Sendable {
+public struct SeededRandom: RandomNumberGenerator, Sendable, Codable, Equatable {
     private var state: UInt64
 
     public init(seed: UInt64) { state = seed }

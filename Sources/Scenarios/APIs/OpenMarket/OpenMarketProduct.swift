@@ -1,8 +1,8 @@
 import Foundation
 
 /// A product as the simulator keeps it: mutable state, owned by one engine.
-public struct OpenMarketProduct: Sendable, Equatable {
-    public struct Image: Sendable, Equatable {
+public struct OpenMarketProduct: Sendable, Equatable, Codable {
+    public struct Image: Sendable, Equatable, Codable {
         public var id: Int
         /// Key of the origin file (`origin/<file>`); the thumbnail is `thumb/<file>`.
         public var file: String

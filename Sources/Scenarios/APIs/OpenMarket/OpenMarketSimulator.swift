@@ -8,6 +8,7 @@ public struct OpenMarketSimulator: Sendable {
     let store: OpenMarketStore
     let vendorsByIdentifier: [String: OpenMarketFixtures.Vendor]
     let timeSource: any TimeSource
+    let fixtureImages: [String: StaticAsset]
 
     /// Limits the training server's clients validate against.
     public static let maxImages = 5
@@ -22,6 +23,7 @@ public struct OpenMarketSimulator: Sendable {
         self.store = OpenMarketStore(fixtures: fixtures, variant: variant, seed: seed)
         self.vendorsByIdentifier = Dictionary(fixtures.vendors.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a })
         self.timeSource = timeSource
+        self.fixtureImages = fixtures.images
     }
 
     public var productCount: Int { store.count }

@@ -68,6 +68,8 @@ final class OpenMarketStore: Sendable {
 
     func entry(_ id: Int) -> Entry? { state.withLock { $0.entries[id] } }
 
+    func withState<T>(_ body: (inout State) -> T) -> T { state.withLock(body) }
+
     func image(_ key: String) -> StaticAsset? { state.withLock { $0.images[key] } }
 
     func product(deleteToken: String) -> OpenMarketProduct? {

@@ -1,0 +1,87 @@
+import Foundation
+
+/// Live events for the admin stream: journal entries as they are recorded and state
+/// changes (scenario switched, state reset, fixtures reloaded). Subscribers get each
+/// event as a server-sent-events frame.
+public final class EventHub: Sendable {
+    public typealias Subscriber = @Sendable (Data) -> Void
+    private let subscribers = Locked([UUID: Subscriber]())
+
+    public init() {}
+
+    /// Starts delivering events; keep the token to stop.
+    public func subscribe(_ subscriber: @escaping Subscriber) -> UUID {
+        let token = UUID()
+        subscribers.withLock { $0[token] = subscriber }
+        return token
+    }
+
+    public func unsubscribe(_ token: UUID) {
+        subscribers.withLock { _ = $0.removeValue(forKey: token) }
+    }
+
+    public var subscriberCount: Int { subscribers.withLock { $0.count } }
+
+    /// Sends `data` as event `name` to every subscriber (nothing is built when none listen).
+    public func publish(_ name: String, id: UInt64? = nil, _ data: @autoclosure () -> JSONValue) {
+        let targets = subscribers.withLock { Array($0.values) }
+        guard !targets.isEmpty else { return }
+        var frame = "event: \(name)\n"
+        if let id { frame += "id: \(id)\n" }
+        frame += "data: " + String(decoding: JSONCoding.encode(data()), as: UTF8.self) + "\n\n"
+        let bytes = Data(frame.utf8)
+        for target in targets { target(bytes) }
+    }
+}
+
+extension ServeEvent {
+    /// The entry as the admin API shows it in lists and events.
+    public var json: JSONValue {
+        var object: [String: JSONValue] = [
+            "id": .number(Double(id)),
+            "receivedAt": .string(ISO8601DateFormatter.shared.string(from: receivedAt)),
+            "method": .string(request.method),
+            "path": .string(request.path),
+            "uri": .string(request.asRequest.uri),
+            "status": .number(Double(status)),
+            "matched": .bool(wasMatched),
+            "delayMs": .number((delay * 1000).rounded()),
+            "requestBodySize": .number(Double(request.body.size)),
+            "responseBodySize": .number(Double(responseBodySize)),
+        ]
+        if let answeredBy { object["answeredBy"] = .string(answeredBy) }
+        if let scenarioStep { object["scenarioStep"] = .string(scenarioStep) }
+        if let fault { object["fault"] = .string(fault.rawValue) }
+        if let session { object["session"] = .string(session) }
+        return .object(object)
+    }
+
+    /// The entry with headers and body, for the single-entry endpoint.
+    public var detailJSON: JSONValue {
+        guard case .object(var object) = json else { return json }
+        object["requestHeaders"] = .array(request.headers.map { [.string($0.name), .string($0.value)] })
+        object["responseHeaders"] = .array(responseHeaders.map { [.string($0.name), .string($0.value)] })
+        object["query"] = .array(request.query.map { [.string($0.name), .string($0.value)] })
+        switch request.body {
+        case .empty: object["body"] = .null
+        case .bytes(let data):
+            if let text = String(data: data, encoding: .utf8) {
+                object["body"] = ["text": .string(text)]
+            } else {
+                object["body"] = ["base64": .string(data.base64EncodedString())]
+            }
+        case .summary(let size, let digest):
+            object["body"] = ["size": .number(Double(size)), "fnv1a64": .string(digest), "kept": false]
+        }
+        return .object(object)
+    }
+}
+
+extension ISO8601DateFormatter {
+    /// ISO 8601 with milliseconds; one shared instance (the formatter is thread-safe).
+    nonisolated(unsafe) public static let shared: ISO8601DateFormatter = {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }()
+}
