@@ -40,12 +40,8 @@ enum OpenMarketDefect: String, CaseIterable, Sendable {
         case .swallowsDeleteErrors: return (["openmarket.delete.errors"], "the failure was swallowed")
         case .noTimeout: return (["openmarket.timeout.hang"], "no timeout?")
         case .timeoutTooShort: return (["openmarket.timeout.slow-in-time"], "is the timeout shorter than the one given?")
-        case .noImageCache: return (Set(["same-url-once", "different-urls", "revalidates"].map { cache + $0 }), "the second load must come from the cache")
-        case .singleSlotImageCache: return ([cache + "different-urls"], "kept while another URL is loaded")
-        case .cachesFailures: return ([cache + "failure-not-cached"], "not a cached failure")
-        case .noCoalescing: return ([cache + "coalesces"], "should share one request")
-        case .ignores304: return ([cache + "revalidates"], "the revalidating load to succeed")
-        case .unboundedImageCache: return ([cache + "bounded"], "declares none")
+        case .noImageCache, .singleSlotImageCache, .cachesFailures, .noCoalescing, .ignores304, .unboundedImageCache:
+            return FaultyImageLoader.expectation(for: rawValue, prefix: cache)!
         }
     }
 }
@@ -69,16 +65,7 @@ struct BrokenOpenMarketProvider: OpenMarketProvider {
         default: pageReference = reference
         }
         raw = RawClient(context)
-        var habits = FaultyImageLoader.Habits()
-        switch defect {
-        case .noImageCache: habits.caches = false
-        case .singleSlotImageCache: habits.singleSlot = true
-        case .cachesFailures: habits.cachesFailures = true
-        case .noCoalescing: habits.coalesces = false
-        case .ignores304: habits.uses304 = false
-        default: break
-        }
-        images = FaultyImageLoader(habits: habits, session: raw.session, timeout: context.timeout)
+        images = FaultyImageLoader(habits: FaultyImageLoader.habits(for: defect.rawValue), session: raw.session, timeout: context.timeout)
     }
 
     var imageCacheLimit: Int? { defect == .unboundedImageCache ? nil : 4 }

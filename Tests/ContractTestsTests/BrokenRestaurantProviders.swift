@@ -32,14 +32,8 @@ enum RestaurantDefect: String, CaseIterable, Sendable {
         case .acceptsAnyImageStatus: return (["restaurant.image.errors"], "under a 4xx the provider returned")
         case .noTimeout: return (["restaurant.timeout.hang"], "no timeout?")
         case .timeoutTooShort: return (["restaurant.timeout.slow-in-time"], "is the timeout shorter than the one given?")
-        case .noImageCache:
-            // Every check that presumes a cache fails; concurrent loads are still shared in flight.
-            return (Set(["same-url-once", "different-urls", "revalidates"].map { cache + $0 }), "the second load must come from the cache")
-        case .singleSlotImageCache: return ([cache + "different-urls"], "kept while another URL is loaded")
-        case .cachesFailures: return ([cache + "failure-not-cached"], "not a cached failure")
-        case .noCoalescing: return ([cache + "coalesces"], "should share one request")
-        case .ignores304: return ([cache + "revalidates"], "the revalidating load to succeed")
-        case .unboundedImageCache: return ([cache + "bounded"], "declares none")
+        case .noImageCache, .singleSlotImageCache, .cachesFailures, .noCoalescing, .ignores304, .unboundedImageCache:
+            return FaultyImageLoader.expectation(for: rawValue, prefix: cache)!
         }
     }
 }
@@ -64,17 +58,7 @@ struct BrokenRestaurantProvider: RestaurantProvider {
         default: menuReference = reference
         }
         raw = RawClient(context)
-        var habits = FaultyImageLoader.Habits()
-        switch defect {
-        case .noImageCache: habits.caches = false
-        case .singleSlotImageCache: habits.singleSlot = true
-        case .cachesFailures: habits.cachesFailures = true
-        case .noCoalescing: habits.coalesces = false
-        case .ignores304: habits.uses304 = false
-        case .acceptsAnyImageStatus: habits.acceptsAnyStatus = true
-        default: break
-        }
-        images = FaultyImageLoader(habits: habits, session: raw.session, timeout: context.timeout)
+        images = FaultyImageLoader(habits: FaultyImageLoader.habits(for: defect.rawValue), session: raw.session, timeout: context.timeout)
     }
 
     var imageCacheLimit: Int? { defect == .unboundedImageCache ? nil : 4 }

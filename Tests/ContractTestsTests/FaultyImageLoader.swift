@@ -20,6 +20,35 @@ actor FaultyImageLoader {
 
     struct Entry { let data: Data; let etag: String?; let mustRevalidate: Bool }
 
+    /// The habits a defect (by its name, shared by both APIs' defect lists) switches off.
+    static func habits(for defect: String) -> Habits {
+        var habits = Habits()
+        switch defect {
+        case "noImageCache": habits.caches = false
+        case "singleSlotImageCache": habits.singleSlot = true
+        case "cachesFailures": habits.cachesFailures = true
+        case "noCoalescing": habits.coalesces = false
+        case "ignores304": habits.uses304 = false
+        case "acceptsAnyImageStatus": habits.acceptsAnyStatus = true
+        default: break
+        }
+        return habits
+    }
+
+    /// The image-cache checks an image-cache defect fails, and a phrase of the failure.
+    static func expectation(for defect: String, prefix: String) -> (failing: Set<String>, phrase: String)? {
+        switch defect {
+        // Every check that presumes a cache fails; concurrent loads are still shared in flight.
+        case "noImageCache": return (Set(["same-url-once", "different-urls", "revalidates"].map { prefix + $0 }), "the second load must come from the cache")
+        case "singleSlotImageCache": return ([prefix + "different-urls"], "kept while another URL is loaded")
+        case "cachesFailures": return ([prefix + "failure-not-cached"], "not a cached failure")
+        case "noCoalescing": return ([prefix + "coalesces"], "should share one request")
+        case "ignores304": return ([prefix + "revalidates"], "the revalidating load to succeed")
+        case "unboundedImageCache": return ([prefix + "bounded"], "declares none")
+        default: return nil
+        }
+    }
+
     let habits: Habits
     let session: URLSession
     let timeout: TimeInterval
