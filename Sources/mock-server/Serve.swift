@@ -36,6 +36,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The seed for every random choice (latency, probabilistic outcomes, secrets).")
     var seed: UInt64 = 0
 
+    @Flag(help: "Reload fixtures and scenarios when their files change; a broken file is reported and the last good version keeps serving.")
+    var watch = false
+
     @Option(help: ArgumentHelp("Restore state (Open Market catalogue, uploads, scenario states) from this file at start if it exists, and save it there at a clean stop.", valueName: "file"))
     var state: String?
 
@@ -89,9 +92,15 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode(1)
         }
         FileHandle.standardOutput.write(Data("Listening on \(address.baseURL)\n".utf8))
+        var watcher: FixtureWatcher?
+        if watch {
+            watcher = FixtureWatcher(engine: engine, folders: [fixtureOptions.fixturesDirectory] + fixtureOptions.scenarioDirectories, logger: logger)
+            await watcher?.start()
+        }
 
         let signal = await StopSignal.next()
         logger.info("stopping", metadata: ["signal": "\(signal)"])
+        await watcher?.stop()
         await server.stop()
         if let state {
             do {

@@ -70,7 +70,7 @@ import FoundationNetworking
         let (status, stdout, _) = try await MockServerProcess.run(["serve", "--help"])
         #expect(status == 0)
         for flag in ["--host", "--port", "--fixtures", "--variant", "--log-level", "--max-body-size", "--journal-capacity",
-                     "--scenario", "--time-scale", "--seed", "--state"] {
+                     "--scenario", "--time-scale", "--seed", "--state", "--watch"] {
             #expect(stdout.contains(flag), "--help does not mention \(flag)")
         }
         let (_, rootHelp, _) = try await MockServerProcess.run(["--help"])

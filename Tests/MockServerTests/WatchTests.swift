@@ -1,0 +1,53 @@
+import Foundation
+import Logging
+import MockFixtures
+import MockServer
+import Scenarios
+import Testing
+
+@Suite struct WatchTests {
+    /// Edit a fixture: the server serves the edit; break it: the last good version keeps
+    /// serving and the problem is reported; mend it: served again.
+    @Test func reloadsGoodEditsAndRefusesBrokenOnes() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("watch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: MockFixtures.restaurant, to: folder.appendingPathComponent("restaurant"))
+        let menu = folder.appendingPathComponent("restaurant/menu.json")
+        let original = try String(contentsOf: menu, encoding: .utf8)
+
+        let engine = try MockEngine(configuration: EngineConfiguration(fixturesDirectory: folder))
+        let server = MockHTTPServer(engine: engine)
+        let address = try await server.start()
+        let watcher = FixtureWatcher(engine: engine, folders: [folder], interval: .milliseconds(50), logger: Logger(label: "test"))
+        func soupPrice() async throws -> Double? {
+            let (data, _) = try await HTTP.get(URL(string: address.baseURL + "/menu?category=soups")!)
+            return JSONValue(parsing: data)?["items"]?.arrayValue?.first?["price"]?.doubleValue
+        }
+        func waitForReloads(_ count: Int) async throws {
+            let deadline = Date().addingTimeInterval(10)
+            while await watcher.reloads < count && Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
+        }
+        await watcher.start()
+        #expect(try await soupPrice() == 3.5)
+
+        try original.replacingOccurrences(of: #""price": 3.5"#, with: #""price": 4.25"#).write(to: menu, atomically: true, encoding: .utf8)
+        try await waitForReloads(1)
+        #expect(await watcher.lastOutcome == .reloaded)
+        #expect(try await soupPrice() == 4.25)
+
+        try original.replacingOccurrences(of: #""price": 3.5"#, with: #""price": "cheap""#).write(to: menu, atomically: true, encoding: .utf8)
+        try await waitForReloads(2)
+        guard case .refused(let problems)? = await watcher.lastOutcome else {
+            Issue.record("the broken file was not refused")
+            return
+        }
+        #expect(problems.first?.jsonPath == "$.items[4].price")
+        #expect(try await soupPrice() == 4.25)   // the last good version keeps serving
+
+        try original.write(to: menu, atomically: true, encoding: .utf8)
+        try await waitForReloads(3)
+        #expect(try await soupPrice() == 3.5)
+        await watcher.stop()
+        await server.stop()
+    }
+}
