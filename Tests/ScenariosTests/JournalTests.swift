@@ -91,3 +91,17 @@ import Testing
         #expect(clock.now() == Date(timeIntervalSince1970: 102.5))
     }
 }
+
+@Suite struct JournalCompletionTests {
+    @Test func durationsLandOnTheRightEntryAndEvictedOnesAreSkipped() {
+        let journal = Journal(capacity: 3)
+        for index in 1...5 { journal.record(makeRequest("GET", "/r/\(index)"), plan: ResponsePlan(status: 200)) }
+        #expect(journal.complete(5, duration: 0.25))
+        #expect(journal.complete(3, duration: 1.5))
+        #expect(!journal.complete(2, duration: 9))    // evicted
+        #expect(!journal.complete(6, duration: 9))    // not yet recorded
+        let durations = journal.entries().map(\.duration)
+        #expect(durations == [1.5, nil, 0.25])
+        #expect(journal.entries().first?.json["durationMs"] == 1500)
+    }
+}

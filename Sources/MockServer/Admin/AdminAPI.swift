@@ -12,7 +12,7 @@ public struct AdminAPI: Responder {
 
     public init(engine: MockEngine) {
         self.engine = engine
-        router = Router(routes: Self.infoRoutes(engine) + Self.scenarioRoutes(engine) + Self.journalRoutes(engine)
+        router = Router(routes: [Dashboard.route] + Self.infoRoutes(engine) + Self.scenarioRoutes(engine) + Self.journalRoutes(engine)
                         + Self.verifyRoutes(engine) + Self.stateRoutes(engine))
     }
 
@@ -20,8 +20,8 @@ public struct AdminAPI: Responder {
         guard request.path == Self.prefix || request.path.hasPrefix(Self.prefix + "/") else {
             return engine.respond(to: request)
         }
-        let plan = router.respond(to: request)
-        engine.record(request, plan)
+        var plan = router.respond(to: request)
+        plan.journalID = engine.record(request, plan)
         return plan
     }
 

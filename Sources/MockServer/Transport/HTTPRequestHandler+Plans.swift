@@ -122,8 +122,10 @@ extension HTTPRequestHandler {
         case .hang:
             startHanging()
         case .emptyResponse:
+            finishTiming()
             context.close(promise: nil)
         case .connectionReset:
+            finishTiming()
             reset(context)
         case .truncatedBody:
             // The head promises the whole body; half of it arrives, then the connection closes.
@@ -152,6 +154,7 @@ extension HTTPRequestHandler {
 
     /// Bytes straight to the socket, past the HTTP encoder, then close.
     private func writeRaw(_ data: Data, context: ChannelHandlerContext) {
+        finishTiming()
         let buffer = context.channel.allocator.buffer(data: data)
         guard let encoder = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self) else {
             context.close(promise: nil)

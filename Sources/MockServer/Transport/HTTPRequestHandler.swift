@@ -31,7 +31,20 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let logger: Logger
     private var state = State.idle
 
-    func finishResponse() { state = .idle }
+    /// The journal entry being answered and when its request arrived.
+    var inFlight: (id: UInt64?, receivedAt: Date)?
+
+    func finishResponse() {
+        state = .idle
+        finishTiming()
+    }
+
+    /// Tells the journal how long the answer took (once per request).
+    func finishTiming() {
+        guard let inFlight else { return }
+        engine.completed(inFlight.id, receivedAt: inFlight.receivedAt)
+        self.inFlight = nil
+    }
     func startHanging() { state = .hanging }
     func startStreaming() { state = .streaming }
 
@@ -83,13 +96,14 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 state = .responding
                 let request = makeRequest(head, body: Data(buffer: body), receivedAt: receivedAt)
                 let plan = responder.respond(to: request)
+                inFlight = (plan.journalID, receivedAt)
                 execute(plan, for: head, context: context, keepAlive: head.isKeepAlive)
             case .discarding(let head, _, let receivedAt):
                 state = .responding
                 let request = makeRequest(head, body: Data(), receivedAt: receivedAt)
                 let plan = ResponsePlan.error(413, "The request body is larger than the limit of \(maxRequestBodySize) bytes",
                                               details: ["limit": .number(Double(maxRequestBodySize))])
-                engine.recordRejected(request, plan: plan)
+                inFlight = (engine.recordRejected(request, plan: plan), receivedAt)
                 execute(plan, for: head, context: context, keepAlive: false)
             case .idle, .responding, .hanging, .streaming:
                 break
@@ -116,7 +130,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             let plan = ResponsePlan.error(400, reason)
             var request = MockRequest(method: "INVALID", uri: "/", baseURL: fallbackBaseURL, receivedAt: engine.timeSource.now())
             if case .receiving(let head, _, _) = state { request = makeRequest(head, body: Data(), receivedAt: request.receivedAt) }
-            engine.recordRejected(request, plan: plan)
+            inFlight = (engine.recordRejected(request, plan: plan), request.receivedAt)
             state = .responding
             let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/")
             execute(plan, for: head, context: context, keepAlive: false)

@@ -41,21 +41,33 @@ public final class MockEngine: Responder {
     }
 
     public func respond(to request: MockRequest) -> ResponsePlan {
-        let plan = scenarios.respond(to: request)
-        record(request, plan)
+        var plan = scenarios.respond(to: request)
+        plan.journalID = record(request, plan)
         return plan
     }
 
     /// Journals a request the transport answered itself (too large, malformed), so no
     /// request is ever missing from the journal.
-    public func recordRejected(_ request: MockRequest, plan: ResponsePlan) {
+    @discardableResult
+    public func recordRejected(_ request: MockRequest, plan: ResponsePlan) -> UInt64 {
         record(request, plan)
     }
 
-    /// Journals a request and tells live subscribers.
-    public func record(_ request: MockRequest, _ plan: ResponsePlan) {
+    /// Journals a request and tells live subscribers; returns the entry's id.
+    @discardableResult
+    public func record(_ request: MockRequest, _ plan: ResponsePlan) -> UInt64 {
         let event = journal.record(request, plan: plan)
         events.publish("request", id: event.id, event.json)
+        return event.id
+    }
+
+    /// The transport finished answering entry `id` (the response ended or the fault was
+    /// carried out) `duration` seconds after the request arrived.
+    public func completed(_ id: UInt64?, receivedAt: Date) {
+        guard let id else { return }
+        let duration = max(0, timeSource.now().timeIntervalSince(receivedAt))
+        journal.complete(id, duration: duration)
+        events.publish("complete", id: id, ["id": .number(Double(id)), "durationMs": .number((duration * 10_000).rounded() / 10)])
     }
 
     /// The simulators now serving.

@@ -32,7 +32,7 @@ public final class Journal: Sendable {
                 status: plan.status, responseHeaders: plan.headers,
                 responseBodySize: plan.body.count, answeredBy: plan.answeredBy,
                 scenarioStep: plan.scenarioStep, fault: plan.fault, delay: plan.delay,
-                session: request.headers[ScenarioEngine.sessionHeader])
+                session: request.headers[ScenarioEngine.sessionHeader], duration: nil)
             if storage.ring.count < capacity {
                 storage.ring.append(event)
             } else {
@@ -40,6 +40,19 @@ public final class Journal: Sendable {
                 storage.head = (storage.head + 1) % capacity
             }
             return event
+        }
+    }
+
+    /// Notes how long entry `id` took; nothing happens if it was evicted meanwhile.
+    /// Entries are numbered in order, so entry `id` sits at `(id - 1) % capacity`.
+    @discardableResult
+    public func complete(_ id: UInt64, duration: TimeInterval) -> Bool {
+        storage.withLock { storage in
+            guard id > 0, id <= storage.total, storage.total - id < UInt64(storage.ring.count) else { return false }
+            let index = Int((id - 1) % UInt64(capacity))
+            guard storage.ring[index].id == id else { return false }
+            storage.ring[index].duration = duration
+            return true
         }
     }
 

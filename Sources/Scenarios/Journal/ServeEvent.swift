@@ -20,6 +20,9 @@ public struct ServeEvent: Sendable, Identifiable {
     public let delay: TimeInterval
     /// The session (`X-Mock-Session` header), if the request named one.
     public let session: String?
+    /// Seconds from receiving the request to the end of the response, once it ended
+    /// (nil while in flight, for hangs and event streams).
+    public internal(set) var duration: TimeInterval?
 
     public var wasMatched: Bool { answeredBy != nil }
 }

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Browser test of the dashboard (/__admin/ui) in headless Chromium.
+
+Starts the built `mock-server` on port 0, loads the dashboard, sends requests to the
+mock, and checks that they appear live (over the event stream), that a request's
+details open, and that the scenario switcher switches. Keeps a screenshot in
+artifacts/dashboard.png. Prints a closing `N passed, N failed` line; exits 1 on failure.
+
+Needs: chromium and chromium-driver (Debian), selenium (PyPI) — `.ci/run` installs them.
+Usage: python3 Tests/Browser/dashboard_test.py [path/to/mock-server]
+"""
+import json, os, subprocess, sys, time, urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BINARY = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "debug", "mock-server")
+ARTIFACTS = os.path.join(ROOT, "artifacts")
+results = []
+
+
+def check(name, condition, detail=""):
+    results.append((name, bool(condition)))
+    print(("✔ " if condition else "✘ ") + name + ("" if condition else f" — {detail}"), flush=True)
+
+
+def request(base, path, method="GET", body=None, headers=None):
+    req = urllib.request.Request(base + path, data=body, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def main():
+    server = subprocess.Popen([BINARY, "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    driver = None
+    try:
+        line = server.stdout.readline().strip()
+        base = line.removeprefix("Listening on ")
+        check("the server starts and prints its address", base.startswith("http://127.0.0.1:"), line)
+
+        options = webdriver.ChromeOptions()
+        for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,900"]:
+            options.add_argument(flag)
+        chromium = next((p for p in ["/usr/bin/chromium", "/usr/bin/chromium-browser"] if os.path.exists(p)), None)
+        if chromium:
+            options.binary_location = chromium
+        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+        wait = WebDriverWait(driver, 15)
+
+        driver.get(base + "/__admin/ui")
+        wait.until(lambda d: d.find_element(By.ID, "status").text == "live")
+        check("the page loads and connects to the event stream", True)
+        wait.until(lambda d: len(Select(d.find_element(By.ID, "scenario")).options) >= 15)
+        check("the scenario switcher lists the shipped scenarios", True)
+
+        # Requests sent now must appear without reloading the page.
+        request(base, "/menu?category=soups")
+        request(base, "/order", "POST", b'{"menuIds": [5]}', {"Content-Type": "application/json"})
+        request(base, "/no-such-route")
+        request(base, "/categories", headers={"X-Mock-Scenario": "server-errors"})
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#requests tr")) >= 4)
+        rows = [r.text for r in driver.find_elements(By.CSS_SELECTOR, "#requests tr")]
+        check("live rows show method, path and status", any("GET /menu?category=soups 200" in r for r in rows), rows)
+        check("an unmatched request shows its 404", any("/no-such-route 404" in r for r in rows), rows)
+        check("the scenario step is shown", any("server-errors/5xx-cycle#1" in r for r in rows), rows)
+        wait.until(lambda d: all("…" not in r.text for r in d.find_elements(By.CSS_SELECTOR, "#requests tr")))
+        check("durations arrive when responses end", all(" ms" in r.text for r in driver.find_elements(By.CSS_SELECTOR, "#requests tr")))
+
+        order_row = next(r for r in driver.find_elements(By.CSS_SELECTOR, "#requests tr") if "/order" in r.text)
+        order_row.click()
+        wait.until(lambda d: '"answeredBy": "restaurant.order"' in d.find_element(By.ID, "details").text)
+        check("clicking a row shows its headers and body", '{\\"menuIds\\": [5]}' in driver.find_element(By.ID, "details").text
+              or "menuIds" in driver.find_element(By.ID, "details").text)
+
+        Select(driver.find_element(By.ID, "scenario")).select_by_value("flaky")
+        deadline = time.time() + 10
+        while time.time() < deadline and json.loads(request(base, "/__admin/scenarios")[1])["current"] != "flaky":
+            time.sleep(0.1)
+        check("the switcher switches the server's scenario", json.loads(request(base, "/__admin/scenarios")[1])["current"] == "flaky")
+
+        request(base, "/api/products/16/secret-0016", "DELETE", headers={"identifier": "c4dedb6a-6d36-11ec-abfa-d5e5a5f1d3c1", "X-Mock-Scenario": "happy-path"})
+        driver.find_element(By.ID, "reset-state").click()
+        deadline = time.time() + 10
+        while time.time() < deadline and request(base, "/api/products/16", headers={"X-Mock-Scenario": "happy-path"})[0] != 200:
+            time.sleep(0.1)
+        check("the reset button restores the fixtures", request(base, "/api/products/16", headers={"X-Mock-Scenario": "happy-path"})[0] == 200)
+
+        os.makedirs(ARTIFACTS, exist_ok=True)
+        shot = os.path.join(ARTIFACTS, "dashboard.png")
+        driver.save_screenshot(shot)
+        check("a screenshot is kept", os.path.getsize(shot) > 10_000, shot)
+    except Exception as error:  # a failure to drive the browser is a failed test, with its reason
+        check("the browser test ran to the end", False, repr(error))
+    finally:
+        if driver:
+            driver.quit()
+        server.terminate()
+        server.wait(timeout=10)
+    passed = sum(1 for _, ok in results if ok)
+    failed = len(results) - passed
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
