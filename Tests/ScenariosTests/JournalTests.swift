@@ -104,4 +104,19 @@ import Testing
         #expect(durations == [1.5, nil, 0.25])
         #expect(journal.entries().first?.json["durationMs"] == 1500)
     }
+
+    /// A clear restarts the ring while ids go on; completion must still find entries
+    /// (this crashed once: the slot was computed from id 1).
+    @Test func completionAfterAClearFindsTheEntry() {
+        let journal = Journal(capacity: 4)
+        for index in 1...3 { journal.record(makeRequest("GET", "/a/\(index)"), plan: ResponsePlan(status: 200)) }
+        journal.clear()
+        #expect(!journal.complete(2, duration: 1))   // cleared
+        for index in 1...6 { journal.record(makeRequest("GET", "/b/\(index)"), plan: ResponsePlan(status: 200)) }
+        #expect(journal.complete(9, duration: 0.5))
+        #expect(journal.complete(6, duration: 0.25))
+        #expect(!journal.complete(5, duration: 1))   // evicted
+        #expect(journal.entries().map(\.id) == [6, 7, 8, 9])
+        #expect(journal.entries().map(\.duration) == [0.25, nil, nil, 0.5])
+    }
 }

@@ -12,6 +12,8 @@ public final class Journal: Sendable {
         var ring: [ServeEvent] = []
         var head = 0            // index of the oldest entry once the ring is full
         var total: UInt64 = 0
+        /// The id that went into slot 0 when the ring last started (1, or after a clear).
+        var firstID: UInt64 = 1
     }
 
     private let storage = Locked(Storage())
@@ -43,14 +45,14 @@ public final class Journal: Sendable {
         }
     }
 
-    /// Notes how long entry `id` took; nothing happens if it was evicted meanwhile.
-    /// Entries are numbered in order, so entry `id` sits at `(id - 1) % capacity`.
+    /// Notes how long entry `id` took; nothing happens if it was evicted or cleared meanwhile.
+    /// Entries are numbered in order, so entry `id` sits at `(id - firstID) % capacity`.
     @discardableResult
     public func complete(_ id: UInt64, duration: TimeInterval) -> Bool {
         storage.withLock { storage in
-            guard id > 0, id <= storage.total, storage.total - id < UInt64(storage.ring.count) else { return false }
-            let index = Int((id - 1) % UInt64(capacity))
-            guard storage.ring[index].id == id else { return false }
+            guard id >= storage.firstID, id <= storage.total, storage.total - id < UInt64(storage.ring.count) else { return false }
+            let index = Int((id - storage.firstID) % UInt64(capacity))
+            guard index < storage.ring.count, storage.ring[index].id == id else { return false }
             storage.ring[index].duration = duration
             return true
         }
@@ -89,6 +91,7 @@ public final class Journal: Sendable {
         storage.withLock { storage in
             storage.ring.removeAll(keepingCapacity: true)
             storage.head = 0
+            storage.firstID = storage.total + 1
         }
     }
 }
