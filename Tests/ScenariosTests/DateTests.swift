@@ -50,4 +50,12 @@ import Testing
                     == [expected.year, expected.month, expected.day, expected.hour, expected.minute, expected.second, expected.weekday].map { $0 ?? -1 })
         }
     }
+
+    @Test func iso8601RoundTripsWithMilliseconds() {
+        let date = Date(timeIntervalSince1970: 1_795_374_651.576)
+        #expect(ISO8601.format(date) == "2026-11-22T19:10:51.576Z")
+        #expect(ISO8601.parse("2026-11-22T19:10:51.576Z").map { abs($0.timeIntervalSince(date)) < 0.001 } == true)
+        #expect(ISO8601.parse("2026-11-22T19:10:51Z") == Date(timeIntervalSince1970: 1_795_374_651))
+        #expect(ISO8601.parse("yesterday") == nil)
+    }
 }

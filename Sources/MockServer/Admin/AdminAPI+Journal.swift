@@ -22,7 +22,7 @@ extension AdminAPI {
                     entries = entries.filter { $0.id > id }
                 }
                 if let after = request.queryValue("after") {
-                    guard let date = ISO8601DateFormatter.shared.date(from: after) ?? ISO8601DateFormatter().date(from: after) else {
+                    guard let date = ISO8601.parse(after) else {
                         return .error(400, "\"after\" must be an ISO 8601 time, found \"\(after)\"")
                     }
                     entries = entries.filter { $0.receivedAt > date }

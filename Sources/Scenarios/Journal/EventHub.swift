@@ -39,7 +39,7 @@ extension ServeEvent {
     public var json: JSONValue {
         var object: [String: JSONValue] = [
             "id": .number(Double(id)),
-            "receivedAt": .string(ISO8601DateFormatter.shared.string(from: receivedAt)),
+            "receivedAt": .string(ISO8601.format(receivedAt)),
             "method": .string(request.method),
             "path": .string(request.path),
             "uri": .string(request.asRequest.uri),
@@ -78,11 +78,20 @@ extension ServeEvent {
     }
 }
 
-extension ISO8601DateFormatter {
-    /// ISO 8601 with milliseconds; one shared instance (the formatter is thread-safe).
-    nonisolated(unsafe) public static let shared: ISO8601DateFormatter = {
+/// ISO 8601 UTC with milliseconds (`2026-11-22T19:10:51.576Z`), computed without a
+/// shared formatter so any thread may call it.
+public enum ISO8601 {
+    public static func format(_ date: Date) -> String {
+        let t = CivilTime(date)
+        return "\(padded(t.year, 4))-\(padded(t.month, 2))-\(padded(t.day, 2))T\(padded(t.hour, 2)):\(padded(t.minute, 2)):\(padded(t.second, 2)).\(padded(t.millisecond, 3))Z"
+    }
+
+    /// Parses what `format` writes (and the same without milliseconds).
+    public static func parse(_ text: String) -> Date? {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter
-    }()
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
+    }
 }
