@@ -53,6 +53,50 @@ import Testing
         }
     }
 
+    @Test func bodyFilesTemplatesAndConditionalStubs() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bodies-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("b"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data(#"{"url":"{{baseURL}}/x.png"}"#.utf8).write(to: folder.appendingPathComponent("b/menu.json"))
+        let json = #"{"version": 1, "name": "files", "rules": [{"name": "m", "request": {"path": "/menu"}, "response": {"status": 200, "bodyFile": "b/menu.json", "templated": true, "headers": {"ETag": "\"1\""}, "conditional": true}}]}"#
+        let url = folder.appendingPathComponent("files.json")
+        try Data(json.utf8).write(to: url)
+        let scenario = try ScenarioFile.load(url)
+        let engine = ScenarioEngine(inner: ClosureResponder { _ in .error(404, "none") }, library: ScenarioLibrary([scenario]),
+                                    current: "files", seed: 0, timeScale: 1)
+        let plan = engine.respond(to: MockRequest(method: "GET", uri: "/menu", baseURL: "http://h:1"))
+        #expect(String(decoding: plan.body, as: UTF8.self) == #"{"url":"http://h:1/x.png"}"#)
+        #expect(plan.headers["Content-Type"] == "application/json; charset=utf-8", "the type follows the file's extension")
+        #expect(engine.respond(to: MockRequest(method: "GET", uri: "/menu", headers: ["If-None-Match": "\"1\""])).status == 304)
+        #expect(engine.respond(to: MockRequest(method: "POST", uri: "/menu", headers: ["If-None-Match": "\"1\""])).status == 200)
+    }
+
+    @Test func bodyFileProblemsSayWhichFileAndWhere() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bodies-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let json = #"{"version": 1, "name": "bad", "rules": [{"name": "a", "request": {"path": "/a"}, "response": {"status": 200, "bodyFile": "missing.json", "text": "x"}}, {"name": "b", "request": {"path": "/b"}, "response": {"status": 204, "templated": true, "conditional": "yes"}}, {"name": "c", "request": {"path": "/c"}, "response": {"simulator": true, "templated": true}}]}"#
+        let url = folder.appendingPathComponent("bad.json")
+        try Data(json.utf8).write(to: url)
+        let expected = [
+            "$.rules[0].response: give only one body: text, bodyFile",
+            "$.rules[0].response.bodyFile: cannot read \(folder.appendingPathComponent("missing.json").path)",
+            "$.rules[1].response.templated: neither the body nor a header has {{baseURL}} to fill in",
+            "$.rules[1].response.conditional: expected true or false, found a string",
+            "$.rules[2].response.templated: cannot be combined with \"simulator\"",
+        ]
+        #expect {
+            try ScenarioFile.load(url)
+        } throws: { error in
+            let problems = (error as? FixtureError)?.problems.map { "\($0.jsonPath): \($0.reason)" } ?? []
+            return expected.allSatisfy { wanted in problems.contains { $0.hasPrefix(wanted) } }
+        }
+        // Without a file there is nothing for the path to be relative to.
+        #expect(throws: FixtureError.self) {
+            try ScenarioFile.parse(Data(#"{"version": 1, "name": "p", "rules": [{"name": "a", "request": {"path": "/a"}, "response": {"status": 200, "bodyFile": "x.json"}}]}"#.utf8), file: "request body")
+        }
+    }
+
     @Test func invalidJSONSaysWhere() {
         #expect {
             try ScenarioFile.parse(Data(#"{"version": 1, "name": }"#.utf8), file: "broken.json")

@@ -2,17 +2,34 @@ import Foundation
 
 /// A pre-encoded body with holes for the base URL the client used, so absolute URLs
 /// follow the real host and port without re-encoding JSON per request.
-public struct BodyTemplate: Sendable {
+public struct BodyTemplate: Sendable, Hashable {
     /// Written where the base URL goes when encoding; split out afterwards.
     public static let baseURLMarker = "@@MOCKSERVER_BASE_URL@@"
 
-    enum Part: Sendable {
+    enum Part: Sendable, Hashable {
         case bytes(Data)
         case baseURL
     }
 
     let parts: [Part]
     let hasHoles: Bool
+
+    /// How scenario files and recordings write the hole: `{{baseURL}}`.
+    public static let fileMarker = "{{baseURL}}"
+
+    /// A body written with `{{baseURL}}` holes (a scenario's `"templated": true` body).
+    public init(fileText data: Data) {
+        var rest = data[...]
+        var marked = Data()
+        let marker = Data(BodyTemplate.fileMarker.utf8)
+        while let range = rest.range(of: marker) {
+            marked.append(contentsOf: rest[..<range.lowerBound])
+            marked.append(contentsOf: BodyTemplate.baseURLMarker.utf8)
+            rest = rest[range.upperBound...]
+        }
+        marked.append(contentsOf: rest)
+        self.init(data: marked)
+    }
 
     public init<T: Encodable>(encoding value: T) {
         self.init(data: JSONCoding.encode(value))

@@ -35,20 +35,28 @@ public struct StaticAsset: Sendable {
         return ResponsePlan(status: 200, headers: headers, body: data)
     }
 
-    /// RFC 9110 §13.2.2: If-None-Match wins; If-Modified-Since counts only without it.
     func isNotModified(for request: MockRequest) -> Bool {
-        if let ifNoneMatch = request.headers["If-None-Match"] {
-            let tags = ifNoneMatch.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            return tags.contains { $0 == "*" || StaticAsset.weakCompare($0, etag) }
-        }
-        if let since = request.headers["If-Modified-Since"].flatMap(HTTPDate.parse) {
-            return lastModified <= since
-        }
-        return false
+        ConditionalRequest.isNotModified(request, etag: etag, lastModified: lastModified)
     }
 
     static func weakCompare(_ a: String, _ b: String) -> Bool {
         func opaque(_ tag: String) -> Substring { tag.hasPrefix("W/") ? tag.dropFirst(2) : Substring(tag) }
         return opaque(a) == opaque(b)
+    }
+}
+
+/// Conditional GET (RFC 9110 §13.2.2): whether a request's validators match a
+/// representation's. If-None-Match wins; If-Modified-Since counts only without it.
+public enum ConditionalRequest {
+    public static func isNotModified(_ request: MockRequest, etag: String?, lastModified: Date?) -> Bool {
+        if let ifNoneMatch = request.headers["If-None-Match"] {
+            guard let etag else { return false }
+            let tags = ifNoneMatch.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            return tags.contains { $0 == "*" || StaticAsset.weakCompare($0, etag) }
+        }
+        if let lastModified, let since = request.headers["If-Modified-Since"].flatMap(HTTPDate.parse) {
+            return lastModified <= since
+        }
+        return false
     }
 }

@@ -177,6 +177,14 @@ public struct Preloaded: Sendable {
     public let fixtures: FixtureSet
     public let scenarios: [Scenario]
 
+    public init(fixtures: FixtureSet, scenarios: [Scenario] = []) {
+        self.fixtures = fixtures
+        self.scenarios = scenarios
+    }
+
+    /// No API and no scenario files: every request is the caller's to answer (recording).
+    public static let nothing = Preloaded(fixtures: FixtureSet())
+
     /// Reads the fixtures and scenario folders named by `configuration`.
     public static func load(_ configuration: EngineConfiguration) throws(FixtureError) -> Preloaded {
         let fixtures = try FixtureSet.load(from: configuration.fixturesDirectory)
@@ -242,10 +250,15 @@ public struct EngineConfiguration: Sendable {
     }
 }
 
-/// The fixture sets found in one folder.
+/// The fixture sets found in one folder (either may be absent).
 public struct FixtureSet: Sendable {
     public var restaurant: RestaurantFixtures?
     public var openMarket: OpenMarketFixtures?
+
+    public init(restaurant: RestaurantFixtures? = nil, openMarket: OpenMarketFixtures? = nil) {
+        self.restaurant = restaurant
+        self.openMarket = openMarket
+    }
 
     /// Loads every API's fixtures found in `directory`; problems in all of them are
     /// reported together.
@@ -258,8 +271,10 @@ public struct FixtureSet: Sendable {
         let openMarketDirectory = directory.appendingPathComponent("openmarket")
         let hasRestaurant = FileManager.default.fileExists(atPath: restaurantDirectory.path)
         let hasOpenMarket = FileManager.default.fileExists(atPath: openMarketDirectory.path)
-        guard hasRestaurant || hasOpenMarket else {
-            throw FixtureError(file: directory.path, reason: "the folder holds no fixture set (expected restaurant/ or openmarket/ inside it)")
+        // A folder of scenarios alone (a recording, say) serves no API: its rules answer.
+        let hasScenarios = FileManager.default.fileExists(atPath: directory.appendingPathComponent("scenarios").path)
+        guard hasRestaurant || hasOpenMarket || hasScenarios else {
+            throw FixtureError(file: directory.path, reason: "the folder holds no fixture set (expected restaurant/, openmarket/ or scenarios/ inside it)")
         }
         var set = FixtureSet()
         var problems: [FixtureProblem] = []

@@ -15,10 +15,15 @@ public struct Outcome: Sendable, Hashable {
     public var latency: Latency?
     public var throttle: Throttle?
     public var fault: Fault?
+    /// A stub that answers a GET or HEAD `304 Not Modified` when the request's
+    /// `If-None-Match`/`If-Modified-Since` match the stub's `ETag`/`Last-Modified`
+    /// (as a real server does for an image; recordings set it).
+    public var conditional = false
 
     public init(_ source: Source = .simulator, transform: BodyTransform? = nil, latency: Latency? = nil,
-                throttle: Throttle? = nil, fault: Fault? = nil) {
+                throttle: Throttle? = nil, fault: Fault? = nil, conditional: Bool = false) {
         self.source = source
+        self.conditional = conditional
         self.transform = transform
         self.latency = latency
         self.throttle = throttle
@@ -59,13 +64,16 @@ public enum StubBody: Sendable, Hashable {
     case json(JSONValue)
     case text(String)
     case bytes(Data)
+    /// Bytes with `{{baseURL}}` holes filled with the base URL the client used.
+    case template(BodyTemplate)
 
-    var data: Data {
+    func data(baseURL: String) -> Data {
         switch self {
         case .empty: return Data()
         case .json(let value): return JSONCoding.encode(value)
         case .text(let text): return Data(text.utf8)
         case .bytes(let data): return data
+        case .template(let template): return template.render(baseURL: baseURL)
         }
     }
 
@@ -74,7 +82,7 @@ public enum StubBody: Sendable, Hashable {
         case .empty: return nil
         case .json: return "application/json; charset=utf-8"
         case .text: return "text/plain; charset=utf-8"
-        case .bytes: return "application/octet-stream"
+        case .bytes, .template: return "application/octet-stream"
         }
     }
 }

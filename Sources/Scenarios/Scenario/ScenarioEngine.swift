@@ -166,8 +166,16 @@ public final class ScenarioEngine: Responder {
             return inner.respond(to: request)
         case .stub(let status, let headers, let body):
             var fields = HeaderFields(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+            if case .template = body {
+                fields = HeaderFields(fields.map { ($0.name, $0.value.replacingOccurrences(of: BodyTemplate.fileMarker, with: request.baseURL)) })
+            }
             if let type = body.defaultContentType, !fields.contains("Content-Type") { fields.add("Content-Type", type) }
-            return ResponsePlan(status: status, headers: fields, body: body.data, answeredBy: "scenario-stub")
+            if outcome.conditional, status == 200, request.method == "GET" || request.method == "HEAD",
+               ConditionalRequest.isNotModified(request, etag: fields["ETag"], lastModified: fields["Last-Modified"].flatMap(HTTPDate.parse)) {
+                fields.remove("Content-Type")
+                return ResponsePlan(status: 304, headers: fields, answeredBy: "scenario-stub")
+            }
+            return ResponsePlan(status: status, headers: fields, body: body.data(baseURL: request.baseURL), answeredBy: "scenario-stub")
         }
     }
 

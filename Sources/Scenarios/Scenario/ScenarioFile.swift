@@ -5,17 +5,18 @@ import Foundation
 /// Times in files are milliseconds.
 public enum ScenarioFile {
     public static func load(_ url: URL) throws(FixtureError) -> Scenario {
-        try parse(FixtureFile.read(url), file: url.path)
+        try parse(FixtureFile.read(url), file: url.path, directory: url.deletingLastPathComponent())
     }
 
-    public static func parse(_ data: Data, file: String) throws(FixtureError) -> Scenario {
+    /// `directory` is where `bodyFile` paths start; without one, `bodyFile` is refused.
+    public static func parse(_ data: Data, file: String, directory: URL? = nil) throws(FixtureError) -> Scenario {
         guard let json = JSONValue(parsing: data) else {
             // Let the decoder say where the syntax breaks.
             _ = try FixtureFile.decode(JSONValue.self, from: data, file: file)
             throw FixtureError(file: file, reason: "not valid JSON")
         }
         let reader = JSONReader(file: file)
-        let scenario = ScenarioParser(reader: reader).scenario(json)
+        let scenario = ScenarioParser(reader: reader, directory: directory).scenario(json)
         guard reader.problems.isEmpty, let scenario else {
             throw FixtureError(reader.problems.isEmpty ? [FixtureProblem(file: file, reason: "not a scenario")] : reader.problems)
         }
@@ -51,6 +52,8 @@ public enum ScenarioFile {
 
 struct ScenarioParser {
     let reader: JSONReader
+    /// The scenario file's folder: `bodyFile` paths are relative to it.
+    var directory: URL?
 
     func scenario(_ json: JSONValue) -> Scenario? {
         guard let root = reader.object(json, "$", keys: ["$schema", "version", "name", "description", "seed", "defaults", "rules"]) else { return nil }

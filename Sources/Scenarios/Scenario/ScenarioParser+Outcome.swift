@@ -1,16 +1,17 @@
 import Foundation
 
 extension ScenarioParser {
-    static let outcomeKeys: Set<String> = ["simulator", "status", "headers", "json", "text", "base64", "transform", "latency", "throttle", "fault"]
+    static let outcomeKeys: Set<String> = ["simulator", "status", "headers", "json", "text", "base64", "bodyFile", "templated", "conditional",
+                                           "transform", "latency", "throttle", "fault"]
 
     func outcome(_ json: JSONValue, _ path: String) -> Outcome? {
         guard let members = reader.object(json, path, keys: Self.outcomeKeys) else { return nil }
         let before = reader.problems.count
         var result = Outcome()
-        let bodies = ["json", "text", "base64"].filter { members[$0] != nil }
+        let bodies = ["json", "text", "base64", "bodyFile"].filter { members[$0] != nil }
         if members["simulator"] != nil {
             if members["simulator"] != .bool(true) { reader.problem("\(path).simulator", "must be true") }
-            for key in ["status", "headers"] + bodies where members[key] != nil {
+            for key in ["status", "headers", "templated", "conditional"] + bodies where members[key] != nil {
                 reader.problem("\(path).\(key)", "cannot be combined with \"simulator\": the simulator gives status, headers and body")
             }
         } else if let status = reader.integer(members["status"], "\(path).status", range: 100...599) {
@@ -31,6 +32,19 @@ extension ScenarioParser {
                     reader.problem("\(path).headers", "expected an object of header → value, found \(given.typeName)")
                 }
             }
+            if let name = reader.string(members["bodyFile"], "\(path).bodyFile"), let data = bodyFile(name, "\(path).bodyFile") {
+                body = .bytes(data)
+                if !headers.keys.contains(where: { $0.caseInsensitiveCompare("Content-Type") == .orderedSame }) {
+                    headers["Content-Type"] = Self.contentType(forFile: name)
+                }
+            }
+            if flag(members["templated"], "\(path).templated") {
+                if case .empty = body, !headers.values.contains(where: { $0.contains(BodyTemplate.fileMarker) }) {
+                    reader.problem("\(path).templated", "neither the body nor a header has \(BodyTemplate.fileMarker) to fill in")
+                }
+                body = .template(BodyTemplate(fileText: body.data(baseURL: BodyTemplate.fileMarker)))
+            }
+            result.conditional = flag(members["conditional"], "\(path).conditional")
             result.source = .stub(status: status, headers: headers, body: body)
         } else if members["status"] == nil && members["fault"] == nil {
             reader.problem(path, "needs \"simulator\": true, a \"status\", or a \"fault\"")
@@ -40,6 +54,42 @@ extension ScenarioParser {
         result.throttle = throttle(members["throttle"], "\(path).throttle")
         result.fault = reader.choice(members["fault"], "\(path).fault", Dictionary(uniqueKeysWithValues: Fault.allCases.map { ($0.rawValue, $0) }))
         return reader.problems.count == before ? result : nil
+    }
+
+    func flag(_ json: JSONValue?, _ path: String) -> Bool {
+        guard let json else { return false }
+        guard case .bool(let value) = json else {
+            reader.problem(path, "expected true or false, found \(json.typeName)")
+            return false
+        }
+        return value
+    }
+
+    /// A body read once, at load, from a path relative to the scenario file.
+    func bodyFile(_ name: String, _ path: String) -> Data? {
+        guard let directory else {
+            reader.problem(path, "a body file works only in a scenario file (its path is relative to the file)")
+            return nil
+        }
+        let url = name.hasPrefix("/") ? URL(fileURLWithPath: name) : directory.appendingPathComponent(name)
+        guard let data = try? Data(contentsOf: url) else {
+            reader.problem(path, "cannot read \(url.path)")
+            return nil
+        }
+        return data
+    }
+
+    static func contentType(forFile name: String) -> String {
+        switch (name as NSString).pathExtension.lowercased() {
+        case "json": return "application/json; charset=utf-8"
+        case "png": return "image/png"
+        case "jpg", "jpeg": return "image/jpeg"
+        case "gif": return "image/gif"
+        case "webp": return "image/webp"
+        case "html", "htm": return "text/html; charset=utf-8"
+        case "txt": return "text/plain; charset=utf-8"
+        default: return "application/octet-stream"
+        }
     }
 
     func transform(_ json: JSONValue, _ path: String) -> BodyTransform? {
