@@ -50,13 +50,7 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let level = logLevel.level
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-        let logger = Logger(label: "mock-server")
+        let logger = logLevel.bootstrap()
         let variants = try VariantSelection.parse(fixtureOptions.variant)
 
         let engine: MockEngine
@@ -84,14 +78,7 @@ struct Serve: AsyncParsableCommand {
             engine: engine,
             configuration: ServerConfiguration(host: host, port: port, maxRequestBodySize: maxBodySize),
             logger: logger)
-        let address: BoundAddress
-        do {
-            address = try await server.start()
-        } catch let error as ServerError {
-            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-            throw ExitCode(1)
-        }
-        FileHandle.standardOutput.write(Data("Listening on \(address.baseURL)\n".utf8))
+        try await listen(server)
         var watcher: FixtureWatcher?
         if watch {
             watcher = FixtureWatcher(engine: engine, folders: [fixtureOptions.fixturesDirectory] + fixtureOptions.scenarioDirectories, logger: logger)

@@ -63,3 +63,55 @@ import FoundationNetworking
         }
     }
 }
+
+/// `mock-server record` in front of a second `mock-server`, then `serve --fixtures DIR
+/// --scenario recorded` answering the same requests the same way, with no upstream.
+@Suite struct RecordCLITests {
+    static func get(_ url: String, headers: [String: String] = [:]) async throws -> (Int, String) {
+        var request = URLRequest(url: URL(string: url)!)
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func recordThenServeTheRecording() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cli-record-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let upstream = try MockServerProcess(["--port", "0"])
+        let upstreamBase = String(try #require(await upstream.firstLine()).dropFirst("Listening on ".count))
+        let recorder = try MockServerProcess(["record", "--upstream", upstreamBase, "--out", folder.path, "--port", "0"])
+        let recorderBase = String(try #require(await recorder.firstLine()).dropFirst("Listening on ".count))
+
+        let paths = ["/menu?category=soups", "/categories", "/api/products?page_no=2&items_per_page=2", "/api/products/99999"]
+        var recorded: [(Int, String)] = []
+        for path in paths { recorded.append(try await Self.get(recorderBase + path)) }
+        let direct = try await Self.get(upstreamBase + "/menu?category=soups")
+        #expect(recorded[0].1 == direct.1.replacingOccurrences(of: upstreamBase, with: recorderBase), "the client gets the real answer, addressed to the recorder")
+        recorder.signal(SIGINT)
+        #expect(await recorder.waitForExit() == 0)
+        let summary = recorder.readAll(recorder.stdout)
+        #expect(summary.contains("Recorded 4 requests to \(folder.path)/scenarios/recorded.json"))
+        #expect(summary.contains("Replay: mock-server serve --fixtures \(folder.path) --scenario recorded"))
+        upstream.signal(SIGTERM)
+        #expect(await upstream.waitForExit() == 0)
+
+        let (status, _, errors) = try await MockServerProcess.run(["validate", "\(folder.path)/scenarios/recorded.json"])
+        #expect(status == 0, "the recording is a valid scenario: \(errors)")
+        let replay = try MockServerProcess(["serve", "--fixtures", folder.path, "--scenario", "recorded", "--port", "0"])
+        let replayBase = String(try #require(await replay.firstLine()).dropFirst("Listening on ".count))
+        for (path, answer) in zip(paths, recorded) {
+            let replayed = try await Self.get(replayBase + path)
+            #expect(replayed.0 == answer.0, "\(path)")
+            #expect(replayed.1 == answer.1.replacingOccurrences(of: recorderBase, with: replayBase), "\(path)")
+        }
+        #expect(try await Self.get(replayBase + "/menu?category=desserts").0 == 404, "not recorded")
+        replay.signal(SIGTERM)
+        #expect(await replay.waitForExit() == 0)
+    }
+
+    @Test func recordRefusesABadUpstream() async throws {
+        let (status, _, errors) = try await MockServerProcess.run(["record", "--upstream", "ftp://example.com", "--out", "/tmp/x"])
+        #expect(status == 64 || status == 2, "ArgumentParser's validation exit status")
+        #expect(errors.contains("--upstream must be an http:// or https:// URL"))
+    }
+}

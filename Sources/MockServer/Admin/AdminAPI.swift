@@ -16,8 +16,13 @@ public struct AdminAPI: Responder {
                         + Self.verifyRoutes(engine) + Self.stateRoutes(engine))
     }
 
+    /// Whether a path belongs to the admin API.
+    public static func handles(_ path: String) -> Bool {
+        path == prefix || path.hasPrefix(prefix + "/")
+    }
+
     public func respond(to request: MockRequest) -> ResponsePlan {
-        guard request.path == Self.prefix || request.path.hasPrefix(Self.prefix + "/") else {
+        guard Self.handles(request.path) else {
             return engine.respond(to: request)
         }
         var plan = router.respond(to: request)

@@ -21,6 +21,8 @@ public actor MockHTTPServer {
 
     public nonisolated let engine: MockEngine
     public nonisolated let configuration: ServerConfiguration
+    /// When set, answers every request outside `/__admin` (recording through a proxy).
+    public nonisolated let proxy: (any AsyncResponder)?
     private let group: any EventLoopGroup
     private let logger: Logger
     private let connections = ConnectionTracker()
@@ -30,11 +32,13 @@ public actor MockHTTPServer {
     public init(
         engine: MockEngine,
         configuration: ServerConfiguration = ServerConfiguration(),
+        proxy: (any AsyncResponder)? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         logger: Logger = Logger(label: "mock-server")
     ) {
         self.engine = engine
         self.configuration = configuration
+        self.proxy = proxy
         self.group = group
         self.logger = logger
     }
@@ -45,6 +49,7 @@ public actor MockHTTPServer {
         guard case .initial = state else { throw ServerError.alreadyStarted }
         let engine = engine
         let responder = AdminAPI(engine: engine)
+        let proxy = proxy
         let maxBody = configuration.maxRequestBodySize
         let logger = logger
         let connections = connections
@@ -62,7 +67,7 @@ public actor MockHTTPServer {
                     try sync.addHandler(connections)
                     try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: false)
                     try sync.addHandler(HTTPRequestHandler(
-                        engine: engine, responder: responder, maxRequestBodySize: maxBody,
+                        engine: engine, responder: responder, proxy: proxy, maxRequestBodySize: maxBody,
                         fallbackBaseURL: "http://\(fallbackHost):\(portBox.current)", logger: logger))
                 }
             }

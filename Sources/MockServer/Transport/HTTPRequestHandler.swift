@@ -26,6 +26,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     let engine: MockEngine
     let responder: any Responder
+    /// Answers everything outside the admin API later (recording through a proxy).
+    let proxy: (any AsyncResponder)?
     private let maxRequestBodySize: Int
     private let fallbackBaseURL: String
     private let logger: Logger
@@ -58,9 +60,11 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.subscription = nil
     }
 
-    init(engine: MockEngine, responder: any Responder, maxRequestBodySize: Int, fallbackBaseURL: String, logger: Logger) {
+    init(engine: MockEngine, responder: any Responder, proxy: (any AsyncResponder)? = nil, maxRequestBodySize: Int,
+         fallbackBaseURL: String, logger: Logger) {
         self.engine = engine
         self.responder = responder
+        self.proxy = proxy
         self.maxRequestBodySize = maxRequestBodySize
         self.fallbackBaseURL = fallbackBaseURL
         self.logger = logger
@@ -95,6 +99,10 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             case .receiving(let head, let body, let receivedAt):
                 state = .responding
                 let request = makeRequest(head, body: Data(buffer: body), receivedAt: receivedAt)
+                if let proxy, !AdminAPI.handles(request.path) {
+                    respondLater(proxy, to: request, head: head, context: context)
+                    return
+                }
                 let plan = responder.respond(to: request)
                 inFlight = (plan.journalID, receivedAt)
                 execute(plan, for: head, context: context, keepAlive: head.isKeepAlive)
@@ -108,6 +116,26 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             case .idle, .responding, .hanging, .streaming:
                 break
             }
+        }
+    }
+
+    /// Waits for an asynchronous answer off the event loop, then journals and writes it
+    /// on the loop. A client that left meanwhile still gets its request journaled.
+    private func respondLater(_ proxy: any AsyncResponder, to request: MockRequest, head: HTTPRequestHead, context: ChannelHandlerContext) {
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let engine = engine
+        let promise = context.eventLoop.makePromise(of: ResponsePlan.self)
+        promise.completeWithTask { await proxy.respond(to: request, target: head.uri) }
+        promise.futureResult.whenSuccess { answer in
+            let (handler, context) = bound.value
+            var plan = answer
+            plan.journalID = engine.record(request, plan)
+            handler.inFlight = (plan.journalID, request.receivedAt)
+            guard context.channel.isActive else {
+                handler.finishTiming()
+                return
+            }
+            handler.execute(plan, for: head, context: context, keepAlive: head.isKeepAlive)
         }
     }
 

@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import MockServer
+import Scenarios
+
+struct Record: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Proxy to a real server and record what it answers as fixtures and a replay scenario.",
+        discussion: """
+            Every request (but /__admin) goes to --upstream; the client gets the real response, with the \
+            upstream's address in text bodies and Location rewritten to this server's. Each exchange is \
+            written at once to DIR/scenarios/NAME.json and DIR/scenarios/NAME/ (varying headers such as \
+            Date and request ids left out). Replay with: mock-server serve --fixtures DIR --scenario NAME
+            """)
+
+    @Option(help: ArgumentHelp("The real server, e.g. http://localhost:8080 or https://example.com/api.", valueName: "url"))
+    var upstream: String
+
+    @Option(help: ArgumentHelp("Where the recording goes (created if missing).", valueName: "dir"))
+    var out: String
+
+    @Option(help: "The recording's scenario name (and file name).")
+    var name = "recorded"
+
+    @Option(name: .customLong("match-header"), help: ArgumentHelp("A request header that tells recorded requests apart (e.g. an API key); repeat for several.", valueName: "name"))
+    var matchHeaders: [String] = []
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on; 0 picks a free port.")
+    var port = 8080
+
+    @Option(name: .customLong("upstream-timeout"), help: "Seconds to wait for the upstream before answering 502.")
+    var upstreamTimeout = 30.0
+
+    @Option(name: .customLong("log-level"), help: "Log detail on standard error.")
+    var logLevel: LogLevelOption = .info
+
+    var upstreamURL: URL? {
+        guard let url = URL(string: upstream), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil,
+              url.query == nil else { return nil }
+        return url
+    }
+
+    func validate() throws {
+        guard upstreamURL != nil else { throw ValidationError("--upstream must be an http:// or https:// URL with a host and no query, e.g. http://localhost:8080") }
+        guard !name.isEmpty, !name.contains("/"), !name.hasPrefix(".") else { throw ValidationError("--name must be a plain file name") }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        guard upstreamTimeout > 0 else { throw ValidationError("--upstream-timeout must be positive") }
+    }
+
+    func run() async throws {
+        let logger = logLevel.bootstrap()
+        guard let upstreamURL else { throw ExitCode(2) }
+        let directory = URL(fileURLWithPath: out, isDirectory: true)
+        let recorder: Recorder
+        do {
+            recorder = try Recorder(directory: directory, name: name, upstream: upstreamURL.absoluteString, matchHeaders: matchHeaders)
+        } catch {
+            FileHandle.standardError.write(Data("error: cannot write the recording in \(directory.path): \(error.localizedDescription)\n".utf8))
+            throw ExitCode(2)
+        }
+        // The engine only journals here (the dashboard and /__admin/requests show the traffic).
+        let engine = try MockEngine(configuration: EngineConfiguration(
+            fixturesDirectory: directory, scenarioDirectories: [], preloaded: .nothing))
+        let proxy = UpstreamProxy(upstream: upstreamURL, timeout: upstreamTimeout, recorder: recorder, logger: logger)
+        let server = MockHTTPServer(engine: engine, configuration: ServerConfiguration(host: host, port: port), proxy: proxy, logger: logger)
+        try await listen(server)
+        logger.info("recording", metadata: ["upstream": "\(proxy.upstream)", "scenario": "\(recorder.scenarioFile.path)"])
+
+        _ = await StopSignal.next()
+        await server.stop()
+        let count = await recorder.count
+        FileHandle.standardOutput.write(Data("""
+            Recorded \(count) request\(count == 1 ? "" : "s") to \(recorder.scenarioFile.path)
+            Replay: mock-server serve --fixtures \(out) --scenario \(name)
+
+            """.utf8))
+    }
+}
