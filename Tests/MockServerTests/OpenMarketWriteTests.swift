@@ -57,6 +57,9 @@ import FoundationNetworking
             #expect(patchedObject["stock"] as? Int == 42)
             #expect(patchedObject["price"] as? Int == 1000)
             #expect(patchedObject["description"] as? String == "A product made by a test")
+            // Page 1 was rendered before the edit; it shows the edit all the same.
+            let (pageAfterPatch, _) = try await client.page(1, 20)
+            #expect((try object(pageAfterPatch)["pages"] as? [[String: Any]])?.first?["name"] as? String == "Renamed Product")
 
             // Secret lookup, then delete with it.
             let (secretData, secretResponse) = try await client.send("POST", "/api/products/\(id)/secret", json: #"{"secret": "mart1234"}"#)

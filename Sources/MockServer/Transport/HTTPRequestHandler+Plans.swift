@@ -63,11 +63,15 @@ extension HTTPRequestHandler {
     }
 
     private func end(context: ChannelHandlerContext, keepAlive: Bool) {
+        guard !keepAlive else {
+            // No future to allocate on the common path.
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            finishResponse()
+            return
+        }
         let ended = context.writeAndFlush(wrapOutboundOut(.end(nil)))
         finishResponse()
-        if !keepAlive {
-            ended.whenComplete { [channel = context.channel] _ in channel.close(promise: nil) }
-        }
+        ended.whenComplete { [channel = context.channel] _ in channel.close(promise: nil) }
     }
 
     /// Writes `pacing.chunkSize` bytes, waits `pacing.interval`, and so on, then ends.

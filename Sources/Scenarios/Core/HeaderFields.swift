@@ -41,6 +41,10 @@ public struct HeaderFields: Sendable, Equatable, Sequence, ExpressibleByDictiona
 extension String {
     /// ASCII-case-insensitive equality, as HTTP compares header names.
     public func caseInsensitiveEquals(_ other: String) -> Bool {
-        utf8.count == other.utf8.count && lowercased() == other.lowercased()
+        let a = utf8, b = other.utf8
+        guard a.count == b.count else { return false }
+        return zip(a, b).allSatisfy { x, y in
+            x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= UInt8(ascii: "a") && (x | 0x20) <= UInt8(ascii: "z"))
+        }
     }
 }

@@ -73,8 +73,41 @@ public struct MockRequest: Sendable {
         return (path, query)
     }
 
-    private static func decodeQueryComponent(_ text: Substring) -> String {
-        let spaced = text.replacingOccurrences(of: "+", with: " ")
-        return spaced.removingPercentEncoding ?? spaced
+    /// `+` is a space, `%XX` a byte; a malformed escape or invalid UTF-8 keeps the text
+    /// as sent. Works on bytes: most queries (`page_no=1`) need no decoding at all.
+    static func decodeQueryComponent(_ text: Substring) -> String {
+        let utf8 = text.utf8
+        guard utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) else { return String(text) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count)
+        var index = utf8.startIndex
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            if byte == UInt8(ascii: "+") {
+                bytes.append(UInt8(ascii: " "))
+            } else if byte == UInt8(ascii: "%") {
+                let first = utf8.index(after: index)
+                guard first != utf8.endIndex, utf8.index(after: first) != utf8.endIndex,
+                      let high = hexValue(utf8[first]), let low = hexValue(utf8[utf8.index(after: first)]) else {
+                    return String(text).replacingOccurrences(of: "+", with: " ")
+                }
+                bytes.append(high << 4 | low)
+                index = utf8.index(after: utf8.index(after: first))
+                continue
+            } else {
+                bytes.append(byte)
+            }
+            index = utf8.index(after: index)
+        }
+        return String(bytes: bytes, encoding: .utf8) ?? String(text).replacingOccurrences(of: "+", with: " ")
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
     }
 }

@@ -30,24 +30,33 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
     /// The parameters when `path` matches, nil otherwise. Segments are compared after
     /// percent-decoding, so `/images/a%20b.png` matches `/images/{file}` with `a b.png`.
     public func match(_ path: String) -> [String: String]? {
-        let parts = PathPattern.split(path)
+        // Walks the path's bytes once, segment by segment: no array of parts per route tried.
+        let slash = UInt8(ascii: "/")
+        let bytes = path.utf8
+        var position = bytes.startIndex
+        func nextSegment() -> Range<String.Index>? {
+            while position < bytes.endIndex && bytes[position] == slash { position = bytes.index(after: position) }
+            guard position < bytes.endIndex else { return nil }
+            let start = position
+            while position < bytes.endIndex && bytes[position] != slash { position = bytes.index(after: position) }
+            return start..<position
+        }
         var parameters: [String: String] = [:]
-        var index = 0
         for segment in segments {
             switch segment {
             case .anyRest:
                 return parameters
             case .literal(let literal):
-                guard index < parts.count, parts[index] == literal else { return nil }
+                guard let range = nextSegment(), bytes[range].elementsEqual(literal.utf8) else { return nil }
             case .parameter(let name):
-                guard index < parts.count else { return nil }
-                parameters[name] = parts[index].removingPercentEncoding ?? parts[index]
+                guard let range = nextSegment() else { return nil }
+                let part = String(path[range])
+                parameters[name] = part.utf8.contains(UInt8(ascii: "%")) ? (part.removingPercentEncoding ?? part) : part
             case .anySegment:
-                guard index < parts.count else { return nil }
+                guard nextSegment() != nil else { return nil }
             }
-            index += 1
         }
-        return index == parts.count ? parameters : nil
+        return nextSegment() == nil ? parameters : nil
     }
 
     static func split(_ path: String) -> [String] {

@@ -66,20 +66,27 @@ public struct OpenMarketSimulator: Sendable {
         case (.failure(let reason), _), (_, .failure(let reason)): return .error(400, reason)
         case (.success(let p), .success(let m)): (pageNo, perPage) = (p, m)
         }
+        let key = OpenMarketStore.PageKey(pageNo: pageNo, perPage: perPage, baseURL: request.baseURL)
+        if let body = store.renderedPage(key) { return .json(200, body) }
         let offset = (pageNo - 1) * perPage
         let page = store.page(offset: offset, count: perPage)
         let lastPage = (page.total + perPage - 1) / perPage
         // Past the last page the training server answered 204 with an empty body.
         if pageNo > max(1, lastPage) { return ResponsePlan(status: 204) }
-        var body = Data()
-        body.append(contentsOf: Array("{\"page_no\":\(pageNo),\"items_per_page\":\(perPage),\"total_count\":\(page.total),".utf8))
-        body.append(contentsOf: Array("\"offset\":\(offset),\"limit\":\(offset + perPage),\"last_page\":\(lastPage),".utf8))
-        body.append(contentsOf: Array("\"has_next\":\(pageNo < lastPage),\"has_prev\":\(pageNo > 1),\"pages\":[".utf8))
-        for (index, item) in page.items.enumerated() {
+        // One buffer, sized up front; the products are pre-rendered templates.
+        let head = "{\"page_no\":\(pageNo),\"items_per_page\":\(perPage),\"total_count\":\(page.total),"
+            + "\"offset\":\(offset),\"limit\":\(offset + perPage),\"last_page\":\(lastPage),"
+            + "\"has_next\":\(pageNo < lastPage),\"has_prev\":\(pageNo > 1),\"pages\":["
+        let items = page.items.map { $0.render(baseURL: request.baseURL) }
+        var body = Data(head.utf8)
+        body.reserveCapacity(body.count + 2 + items.reduce(0) { $0 + 1 + $1.count })
+        for (index, item) in items.enumerated() {
             if index > 0 { body.append(UInt8(ascii: ",")) }
-            body.append(item.render(baseURL: request.baseURL))
+            body.append(item)
         }
-        body.append(contentsOf: Array("]}".utf8))
+        body.append(UInt8(ascii: "]"))
+        body.append(UInt8(ascii: "}"))
+        store.keepRenderedPage(key, body, version: page.version)
         return .json(200, body)
     }
 

@@ -33,7 +33,7 @@ extension OpenMarketStore {
         let wire = self.wire
         withState { state in
             state.entries = Dictionary(uniqueKeysWithValues: snapshot.products.map {
-                ($0.id, Entry(product: $0, list: wire.listItem($0), detail: wire.detail($0)))
+                ($0.id, Entry(product: $0, wire: wire))
             })
             state.order = snapshot.products.map(\.id)
             state.nextProductID = snapshot.nextProductID

@@ -3,16 +3,53 @@ import Foundation
 /// The Open Market's mutable state: products (newest id first), uploaded images and
 /// id counters. Owned by one engine; every change re-renders only the changed product.
 final class OpenMarketStore: Sendable {
+    /// A product and its two renderings (in lists, and alone), made on first use: a
+    /// server starts without encoding the whole catalogue.
     struct Entry: Sendable {
         var product: OpenMarketProduct
-        var list: BodyTemplate
-        var detail: BodyTemplate
+        private let rendered: Rendered
+
+        init(product: OpenMarketProduct, wire: ProductWire) {
+            self.product = product
+            rendered = Rendered(product: product, wire: wire)
+        }
+
+        var list: BodyTemplate { rendered.templates.list }
+        var detail: BodyTemplate { rendered.templates.detail }
+    }
+
+    final class Rendered: Sendable {
+        private let source: (product: OpenMarketProduct, wire: ProductWire)
+        private let made = Locked<(list: BodyTemplate, detail: BodyTemplate)?>(nil)
+
+        init(product: OpenMarketProduct, wire: ProductWire) { source = (product, wire) }
+
+        var templates: (list: BodyTemplate, detail: BodyTemplate) {
+            made.withLock { made in
+                if let made { return made }
+                let templates = (list: source.wire.listItem(source.product), detail: source.wire.detail(source.product))
+                made = templates
+                return templates
+            }
+        }
     }
 
     struct State: Sendable {
-        var entries: [Int: Entry] = [:]
+        var entries: [Int: Entry] = [:] { didSet { changed() } }
         /// Product ids, newest (largest) first.
-        var order: [Int] = []
+        var order: [Int] = [] { didSet { changed() } }
+        /// Bumped by every change to the products; rendered pages of older versions are gone.
+        var version: UInt64 = 0
+        var pageBodies: [PageKey: Data] = [:]
+        var pageBytes = 0
+
+        mutating func changed() {
+            version &+= 1
+            if !pageBodies.isEmpty {
+                pageBodies.removeAll()
+                pageBytes = 0
+            }
+        }
         var images: [String: StaticAsset] = [:]
         var nextProductID = 1
         var nextImageID = 1
@@ -36,7 +73,7 @@ final class OpenMarketStore: Sendable {
                 images: fixture.images.map { .init(id: $0.id, file: $0.file, issuedAt: issued) },
                 thumbnailImageID: fixture.images.first?.id ?? 0,
                 deleteToken: Self.token(&state.random))
-            state.entries[product.id] = Entry(product: product, list: wire.listItem(product), detail: wire.detail(product))
+            state.entries[product.id] = Entry(product: product, wire: wire)
             state.nextImageID = max(state.nextImageID, (fixture.images.map(\.id).max() ?? 0) + 1)
         }
         state.order = state.entries.keys.sorted(by: >)
@@ -57,12 +94,38 @@ final class OpenMarketStore: Sendable {
     struct Page {
         var total: Int
         var items: [BodyTemplate]
+        var version: UInt64
     }
 
     func page(offset: Int, count: Int) -> Page {
         state.withLock { state in
             let slice = offset < state.order.count ? state.order[offset..<min(state.order.count, offset + count)] : []
-            return Page(total: state.order.count, items: slice.compactMap { state.entries[$0]?.list })
+            return Page(total: state.order.count, items: slice.compactMap { state.entries[$0]?.list }, version: state.version)
+        }
+    }
+
+    /// A page body as rendered for one base URL, while no product changed since.
+    struct PageKey: Hashable, Sendable {
+        var pageNo: Int
+        var perPage: Int
+        var baseURL: String
+    }
+
+    /// Pages are answered from this cache until a product changes; it is emptied when it
+    /// would pass 64 pages or 4 MB.
+    static let pageCacheLimit = 64
+    static let pageCacheBytes = 4 * 1024 * 1024
+
+    func renderedPage(_ key: PageKey) -> Data? { state.withLock { $0.pageBodies[key] } }
+
+    func keepRenderedPage(_ key: PageKey, _ body: Data, version: UInt64) {
+        state.withLock { state in
+            guard state.version == version, body.count <= Self.pageCacheBytes else { return }
+            if state.pageBodies.count >= Self.pageCacheLimit || state.pageBytes + body.count > Self.pageCacheBytes {
+                state.pageBodies.removeAll()
+                state.pageBytes = 0
+            }
+            if state.pageBodies.updateValue(body, forKey: key) == nil { state.pageBytes += body.count }
         }
     }
 
@@ -104,7 +167,7 @@ final class OpenMarketStore: Sendable {
                 currency: params.currency ?? "KRW", price: params.price ?? 0, discountedPrice: params.discountedPrice ?? 0,
                 stock: params.stock ?? 0, secret: Self.token(&state.random), createdAt: now, issuedAt: now,
                 images: stored, thumbnailImageID: stored.first?.id ?? 0, deleteToken: Self.token(&state.random))
-            let entry = Entry(product: product, list: wire.listItem(product), detail: wire.detail(product))
+            let entry = Entry(product: product, wire: wire)
             state.entries[id] = entry
             state.order.insert(id, at: 0)
             return entry
@@ -116,7 +179,7 @@ final class OpenMarketStore: Sendable {
         state.withLock { state in
             guard var product = state.entries[id]?.product else { return nil }
             change(&product)
-            let entry = Entry(product: product, list: wire.listItem(product), detail: wire.detail(product))
+            let entry = Entry(product: product, wire: wire)
             state.entries[id] = entry
             return entry
         }

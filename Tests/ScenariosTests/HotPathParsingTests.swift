@@ -1,0 +1,47 @@
+import Foundation
+import Scenarios
+import Testing
+
+/// The byte-level request parsing that replaced Foundation string calls on the hot path.
+@Suite struct HotPathParsingTests {
+    @Test(arguments: [
+        ("q=plain", "plain"),
+        ("q=a+b", "a b"),
+        ("q=a%20b%2Bc", "a b+c"),
+        ("q=%E2%82%AC5", "€5"),
+        ("q=caf%C3%A9", "café"),
+        ("q=100%", "100%"),          // a cut escape is kept as sent
+        ("q=%zz+x", "%zz x"),        // not hex: kept, + still a space
+        ("q=%FF", "%FF"),            // not UTF-8: kept as sent
+        ("q=", ""),
+    ])
+    func queryValuesAreDecoded(query: String, expected: String) {
+        #expect(MockRequest(method: "GET", uri: "/x?" + query).queryValue("q") == expected)
+    }
+
+    @Test func encodedNamesAreDecodedToo() {
+        #expect(MockRequest(method: "GET", uri: "/x?page%5Fno=2").queryValue("page_no") == "2")
+    }
+
+    @Test func pathsMatchSegmentBySegment() {
+        let pattern = PathPattern("/api/products/{id}/secret")
+        #expect(pattern.match("/api/products/12/secret") == ["id": "12"])
+        #expect(pattern.match("//api//products/12/secret/") == ["id": "12"], "empty segments are skipped")
+        #expect(pattern.match("/api/products/12") == nil)
+        #expect(pattern.match("/api/products/12/secret/more") == nil)
+        #expect(pattern.match("/api/product/12/secret") == nil)
+        #expect(PathPattern("/images/{file}").match("/images/a%20b.png") == ["file": "a b.png"])
+        #expect(PathPattern("/images/*").match("/images/x.png") == [:])
+        #expect(PathPattern("/static/**").match("/static/a/b/c") == [:])
+        #expect(PathPattern("/").match("/") == [:])
+        #expect(PathPattern("/menü").match("/menü") == [:])
+    }
+
+    @Test func headerNamesCompareIgnoringASCIICase() {
+        #expect("Content-Type".caseInsensitiveEquals("content-type"))
+        #expect("ETAG".caseInsensitiveEquals("etag"))
+        #expect(!"ETag".caseInsensitiveEquals("ETa"))
+        #expect(!"a@".caseInsensitiveEquals("a`"), "only letters fold")
+        #expect(!"x-a".caseInsensitiveEquals("x-b"))
+    }
+}
