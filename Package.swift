@@ -11,7 +11,9 @@ let package = Package(
         .library(name: "ContractTestsTesting", targets: ["ContractTestsTesting"]),
         .library(name: "ContractTestsXCTest", targets: ["ContractTestsXCTest"]),
         .library(name: "MockFixtures", targets: ["MockFixtures"]),
+        .library(name: "MockRecording", targets: ["MockRecording"]),
         .executable(name: "mock-server", targets: ["mock-server"]),
+        .executable(name: "mock-server-record", targets: ["mock-server-record"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
@@ -56,21 +58,44 @@ let package = Package(
         // Test-framework glue lives in adapters of its own, never in the core.
         .target(name: "ContractTestsTesting", dependencies: ["ContractTests"]),
         .target(name: "ContractTestsXCTest", dependencies: ["ContractTests"]),
-        .executableTarget(
-            name: "mock-server",
+        // Recording through a proxy: URLSession (FoundationNetworking on Linux, which
+        // loads libcurl), so it is kept out of the serving binary.
+        .target(name: "MockRecording", dependencies: ["MockServer", "Scenarios", .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "MockServerCLI",
             dependencies: [
                 "MockServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .executableTarget(
+            name: "mock-server",
+            dependencies: [
+                "MockServer",
+                "MockServerCLI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "mock-server-record",
+            dependencies: [
+                "MockRecording",
+                "MockServerCLI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Benchmarks/bench.py times the contract suites with this (not a product).
+        .executableTarget(name: "contract-timing", dependencies: ["ContractTests", "MockFixtures"], path: "Benchmarks/ContractTiming"),
         // Test-only support shared by the test targets (they run in one process).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "MockFixtures"]),
         .testTarget(
             name: "MockServerTests",
             dependencies: [
-                "MockServer", "Scenarios", "MockFixtures", "TestSupport",
+                "MockServer", "MockRecording", "Scenarios", "MockFixtures", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -80,7 +105,7 @@ let package = Package(
             dependencies: ["ContractTests", "ContractTestsTesting", "ContractTestsXCTest", "MockServer", "MockFixtures", "TestSupport"]
         ),
         // Runs the built `mock-server` binary as a user would (exit codes, signals, --help).
-        .testTarget(name: "CLITests", dependencies: ["mock-server", "MockFixtures"]),
+        .testTarget(name: "CLITests", dependencies: ["mock-server", "mock-server-record", "MockFixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

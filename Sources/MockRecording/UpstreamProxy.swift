@@ -1,16 +1,10 @@
 import Foundation
 import Logging
+import MockServer
 import Scenarios
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-
-/// A responder that answers later: the transport keeps the connection's event loop free
-/// while it waits (a proxy to a real server, say).
-public protocol AsyncResponder: Sendable {
-    /// `target` is the request line's URI exactly as the client sent it.
-    func respond(to request: MockRequest, target: String) async -> ResponsePlan
-}
 
 /// Forwards every request to a real server and answers with its response, as is but
 /// for the upstream's own address in text bodies and `Location`, which becomes this

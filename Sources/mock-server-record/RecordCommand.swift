@@ -1,10 +1,14 @@
 import ArgumentParser
 import Foundation
+import MockRecording
 import MockServer
+import MockServerCLI
 import Scenarios
 
-struct Record: AsyncParsableCommand {
+@main
+struct RecordCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "mock-server record",
         abstract: "Proxy to a real server and record what it answers as fixtures and a replay scenario.",
         discussion: """
             Every request (but /__admin) goes to --upstream; the client gets the real response, with the \

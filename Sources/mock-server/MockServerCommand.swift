@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import MockFixtures
 import MockServer
+import MockServerCLI
 import Scenarios
 
 @main
@@ -15,7 +16,7 @@ struct MockServerCommand: AsyncParsableCommand {
             Exit status: 0 after a clean stop (SIGINT/SIGTERM), 1 when the server cannot \
             listen (port in use), 2 for a bad fixture or scenario file or bad arguments.
             """,
-        subcommands: [Serve.self, Record.self, Validate.self],
+        subcommands: [Serve.self, RecordForwarder.self, Validate.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -41,36 +42,6 @@ struct FixtureOptions: ParsableArguments {
 
     func validate() throws {
         do { _ = try VariantSelection.parse(variant) } catch { throw ValidationError(error.description) }
-    }
-}
-
-enum LogLevelOption: String, ExpressibleByArgument, CaseIterable {
-    case trace, debug, info, notice, warning, error, critical
-    var level: Logger.Level { Logger.Level(rawValue: rawValue) ?? .info }
-
-    /// Sends logs at this level and above to standard error.
-    func bootstrap() -> Logger {
-        let level = self.level
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-        return Logger(label: "mock-server")
-    }
-}
-
-/// Starts a server and prints the one line tools wait for, `Listening on URL`; a port in
-/// use is one line on standard error and exit status 1.
-@discardableResult
-func listen(_ server: MockHTTPServer) async throws -> BoundAddress {
-    do {
-        let address = try await server.start()
-        FileHandle.standardOutput.write(Data("Listening on \(address.baseURL)\n".utf8))
-        return address
-    } catch let error as ServerError {
-        FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-        throw ExitCode(1)
     }
 }
 

