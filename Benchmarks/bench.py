@@ -1,0 +1,459 @@
+#!/usr/bin/env python3
+"""MockServer against nginx in the same run: the same fixture bytes on loopback, driven by
+wrk, interleaved over several rounds, client and server pinned to different cores.
+
+Run it with Benchmarks/run.sh (builds in release mode, installs wrk and nginx if missing).
+It prints a table of medians and ratios to nginx, checks the targets of issue #7, writes
+Benchmarks/results.md and, with --readme, the results section of README.md. It stops by
+itself: every step has a time limit and the whole run has --time-limit.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TICK = os.sysconf("SC_CLK_TCK")
+STARTED = []  # every process we started, stopped at exit
+
+
+def log(message):
+    print(message, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- processes and /proc
+
+def pinned(core, argv):
+    return (["taskset", "-c", str(core)] + argv) if core is not None and shutil.which("taskset") else argv
+
+
+def stop(proc):
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def stop_all():
+    for proc in STARTED:
+        stop(proc)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def family(pid):
+    """A process and its children (nginx's workers)."""
+    pids = [pid]
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                if int(fields[1]) == pid:
+                    pids.append(int(entry))
+            except (OSError, IndexError):
+                pass
+    return pids
+
+
+def cpu_seconds(pids):
+    total = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime (all threads)
+    return total / TICK
+
+
+def rss_mb(pids):
+    total = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+    return total / 1024
+
+
+def http_status(port, path="/menu", timeout=1.0):
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode())
+        head = s.recv(64)
+    return int(head.split(b" ", 2)[1]) if head.startswith(b"HTTP/1.1 ") else 0
+
+
+def wait_ready(port, deadline_seconds=20):
+    deadline = time.monotonic() + deadline_seconds
+    while time.monotonic() < deadline:
+        try:
+            if http_status(port) == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.0002)
+    raise RuntimeError(f"nothing answered 200 on port {port} within {deadline_seconds} s")
+
+
+# ---------------------------------------------------------------- servers
+
+class Mock:
+    name = "mock-server"
+
+    def __init__(self, binary, core, extra=()):
+        self.port = free_port()
+        self.proc = subprocess.Popen(pinned(core, [binary, "--port", str(self.port), "--log-level", "warning", *extra]),
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        STARTED.append(self.proc)
+        wait_ready(self.port)
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.pids = [self.proc.pid]
+
+
+NGINX_CONF = """
+daemon off;
+master_process on;
+worker_processes 1;
+pid {tmp}/nginx.pid;
+error_log {tmp}/error.log warn;
+events {{ worker_connections 8192; }}
+http {{
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    tcp_nodelay on;
+    keepalive_timeout 65;
+    keepalive_requests 10000000;
+    client_body_temp_path {tmp}/body;
+    proxy_temp_path {tmp}/proxy;
+    fastcgi_temp_path {tmp}/fastcgi;
+    uwsgi_temp_path {tmp}/uwsgi;
+    scgi_temp_path {tmp}/scgi;
+    types {{ application/json json; image/png png; image/jpeg jpg; }}
+    server {{
+        listen 127.0.0.1:{port};
+        root {tmp}/www;
+        location = /menu {{ try_files /menu.json =404; }}
+        location = /api/products {{ try_files /page.json =404; }}
+    }}
+}}
+"""
+
+
+class Nginx:
+    name = "nginx"
+
+    def __init__(self, binary, core, folder):
+        self.port = free_port()
+        conf = os.path.join(folder, f"nginx-{self.port}.conf")
+        with open(conf, "w") as f:
+            f.write(NGINX_CONF.format(tmp=folder, port=self.port))
+        self.proc = subprocess.Popen(pinned(core, [binary, "-c", conf, "-p", folder]),
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        STARTED.append(self.proc)
+        wait_ready(self.port)
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.pids = family(self.proc.pid)
+
+
+# ---------------------------------------------------------------- wrk
+
+UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0}
+
+
+def wrk(url, connections, seconds, core, headers=(), timeout="5s"):
+    argv = ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout", timeout, url]
+    for header in headers:
+        argv[1:1] = ["-H", header]
+    out = subprocess.run(pinned(core, argv), capture_output=True, text=True, timeout=seconds + 60).stdout
+    result = {"connections": connections}
+    for percent, value, unit in re.findall(r"^\s+(50|99)%\s+([\d.]+)(us|ms|s)\s*$", out, re.M):
+        result[f"p{percent}"] = float(value) * UNITS[unit]
+    match = re.search(r"(\d+) requests in", out)
+    result["requests"] = int(match.group(1)) if match else 0
+    match = re.search(r"Requests/sec:\s+([\d.]+)", out)
+    result["rps"] = float(match.group(1)) if match else 0.0
+    match = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    result["errors"] = int(match.group(1)) if match else 0
+    match = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
+    result["socket_errors"] = sum(map(int, match.groups())) if match else 0
+    if result["requests"] == 0 or "p99" not in result:
+        raise RuntimeError(f"wrk gave no figures for {url}:\n{out}")
+    return result
+
+
+def measured(server, path, connections, seconds, core, headers=()):
+    before = cpu_seconds(server.pids)
+    result = wrk(server.base + path, connections, seconds, core, headers)
+    result["cpu_us"] = (cpu_seconds(server.pids) - before) / result["requests"] * 1e6
+    return result
+
+
+# ---------------------------------------------------------------- the parts
+
+def throughput(args, mock, nginx, targets, cores):
+    """Every (target, connections) on both servers per round, alternating who goes first."""
+    runs = {}
+    for server in (mock, nginx):  # warm-up: caches, JIT-free but page faults and allocators
+        for path in targets.values():
+            wrk(server.base + path, 64, 1, cores[0])
+    for round_number in range(args.rounds):
+        for label, path in targets.items():
+            for connections in (1, 64):
+                order = (mock, nginx) if round_number % 2 == 0 else (nginx, mock)
+                for server in order:
+                    result = measured(server, path, connections, args.duration, cores[0])
+                    runs.setdefault((label, connections, server.name), []).append(result)
+                    log(f"  round {round_number + 1} {label:5} c={connections:<3} {server.name:11} "
+                        f"{result['rps']:>9.0f} req/s  p50 {result['p50']:.3f} ms  p99 {result['p99']:.3f} ms  "
+                        f"cpu {result['cpu_us']:.1f} µs/req  errors {result['errors'] + result['socket_errors']}")
+    return runs
+
+
+def delayed(args, binary, cores, path):
+    """1,000 connections each waiting a fixed 200 ms, and one undelayed client beside them."""
+    scenario = os.path.join(ROOT, "Benchmarks", "scenarios", "bench-delay.json")
+    mock = Mock(binary, cores[1], ["--scenario", scenario])
+    seconds = args.delayed_duration
+    slow = subprocess.Popen(pinned(cores[0], ["wrk", "-t1", f"-c{args.delayed_connections}", f"-d{seconds}s", "--latency",
+                                              "--timeout", "5s", "-H", "X-Mock-Scenario: bench-delay", mock.base + path]),
+                            stdout=subprocess.PIPE, text=True)
+    time.sleep(1)  # let the 1,000 connections open before the fast client measures
+    fast = wrk(mock.base + path, 1, seconds - 2, cores[0], headers=["X-Mock-Scenario: happy-path"])
+    out, _ = slow.communicate(timeout=seconds + 60)
+    slow_result = {}
+    for percent, value, unit in re.findall(r"^\s+(50|99)%\s+([\d.]+)(us|ms|s)\s*$", out, re.M):
+        slow_result[f"p{percent}"] = float(value) * UNITS[unit]
+    match = re.search(r"(\d+) requests in", out)
+    slow_result["requests"] = int(match.group(1)) if match else 0
+    stop(mock.proc)
+    if "p99" not in slow_result:
+        raise RuntimeError(f"the delayed wrk gave no figures:\n{out}")
+    return slow_result, fast
+
+
+def startup(args, make, samples):
+    """Process start to the first 200, median of several."""
+    times = []
+    for _ in range(samples):
+        started = time.perf_counter()
+        server = make()
+        times.append((time.perf_counter() - started) * 1000)
+        stop(server.proc)
+    return statistics.median(times), times
+
+
+def memory(args, binary, cores, path):
+    """RSS idle, then while a million requests go by with the default journal cap."""
+    mock = Mock(binary, cores[1])
+    time.sleep(1)
+    idle = rss_mb(mock.pids)
+    marks, total, series = {}, 0, []
+    halfway = args.million // 2
+    deadline = time.monotonic() + args.time_limit / 3
+    while total < args.million and time.monotonic() < deadline:
+        total += wrk(mock.base + path, 64, 2, cores[0])["requests"]
+        series.append((total, rss_mb(mock.pids)))
+        if total >= halfway and "half" not in marks:
+            marks["half"] = (total, series[-1][1])
+    marks["full"] = (total, series[-1][1])
+    stop(mock.proc)
+    return idle, marks, series
+
+
+def contract_timing(binary, rounds):
+    out = subprocess.run([binary, str(rounds)], capture_output=True, text=True, timeout=600).stdout
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+
+# ---------------------------------------------------------------- report
+
+def median_of(runs, key):
+    return statistics.median(run[key] for run in runs)
+
+
+def report(args, runs, targets, delay, starts, mem, contracts, sizes):
+    lines = []
+    today = datetime.date.today().isoformat()
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    lines.append(f"Measured {today} on {os.cpu_count()} cores ({cpu}), Linux {platform.release()}; "
+                 f"wrk on core 0, the server on core 1; {args.rounds} rounds of {args.duration} s, medians; "
+                 f"nginx with one worker serving the same bytes. Produced by `Benchmarks/run.sh --readme`.")
+    lines.append("")
+    lines.append("| route (bytes) | conns | mock req/s | nginx req/s | ratio | mock p50 / p99 ms | nginx p50 / p99 ms | mock CPU µs/req | nginx CPU µs/req | CPU ratio |")
+    lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    figures = {}
+    for label in targets:
+        for connections in (1, 64):
+            mock, nginx = runs[(label, connections, "mock-server")], runs[(label, connections, "nginx")]
+            m_rps, n_rps = median_of(mock, "rps"), median_of(nginx, "rps")
+            m_cpu, n_cpu = median_of(mock, "cpu_us"), median_of(nginx, "cpu_us")
+            figures[(label, connections)] = dict(ratio=m_rps / n_rps, cpu_ratio=m_cpu / n_cpu, p99=median_of(mock, "p99"))
+            lines.append(f"| {label} ({sizes[label]}) | {connections} | {m_rps:,.0f} | {n_rps:,.0f} | {m_rps / n_rps:.2f}× | "
+                         f"{median_of(mock, 'p50'):.3f} / {median_of(mock, 'p99'):.3f} | "
+                         f"{median_of(nginx, 'p50'):.3f} / {median_of(nginx, 'p99'):.3f} | "
+                         f"{m_cpu:.1f} | {n_cpu:.1f} | {m_cpu / n_cpu:.2f}× |")
+    slow, fast = delay
+    (mock_start, mock_starts), (nginx_start, _) = starts
+    idle, marks, _ = mem
+    lines.append("")
+    lines.append(f"- Delayed: {args.delayed_connections} connections each with a fixed 200 ms delay "
+                 f"({slow['requests']:,} requests): observed p50 {slow['p50']:.1f} ms, p99 {slow['p99']:.1f} ms; "
+                 f"the undelayed client beside them: p50 {fast['p50']:.3f} ms, p99 {fast['p99']:.3f} ms.")
+    lines.append(f"- Start-up to the first 200 (median of {len(mock_starts)}): mock-server {mock_start:.1f} ms, nginx {nginx_start:.1f} ms.")
+    lines.append(f"- Memory (RSS): idle {idle:.1f} MB; {marks['half'][1]:.1f} MB after {marks['half'][0]:,} requests, "
+                 f"{marks['full'][1]:.1f} MB after {marks['full'][0]:,} (journal cap 10,000).")
+    for contract in contracts:
+        seconds = ", ".join(f"{s:.2f}" for s in contract["seconds"])
+        lines.append(f"- Contract suite `{contract['api']}` ({contract['checks']} checks, reference provider, default 1 s timeout, "
+                     f"{'all passed' if contract['passed'] else 'FAILURES'}): {statistics.median(contract['seconds']):.2f} s (runs: {seconds}).")
+
+    targets_met = [
+        ("menu JSON ≥ 0.75× nginx req/s (64 conns)", figures[("menu", 64)]["ratio"] >= 0.75, f"{figures[('menu', 64)]['ratio']:.2f}×"),
+        ("image ≥ 0.5× nginx req/s (64 conns)", figures[("image", 64)]["ratio"] >= 0.5, f"{figures[('image', 64)]['ratio']:.2f}×"),
+        ("server CPU per request ≤ 1.5× nginx (menu, 64 conns)", figures[("menu", 64)]["cpu_ratio"] <= 1.5, f"{figures[('menu', 64)]['cpu_ratio']:.2f}×"),
+        ("p99 at 64 conns ≤ 2 ms (every route)", all(figures[(label, 64)]["p99"] <= 2 for label in targets),
+         " / ".join(f"{figures[(label, 64)]['p99']:.2f}" for label in targets) + " ms"),
+        ("delayed p99 ≤ 210 ms", slow["p99"] <= 210, f"{slow['p99']:.1f} ms"),
+        ("undelayed client p99 ≤ 5 ms", fast["p99"] <= 5, f"{fast['p99']:.2f} ms"),
+        ("start-up to first 200 ≤ 25 ms", mock_start <= 25, f"{mock_start:.1f} ms"),
+        ("RSS after 1M requests ≤ 32 MB", marks["full"][1] <= 32 and marks["full"][0] >= args.million, f"{marks['full'][1]:.1f} MB"),
+        ("RSS flat from 500k to 1M (≤ 1 MB growth)", marks["full"][1] - marks["half"][1] <= 1.0,
+         f"{marks['full'][1] - marks['half'][1]:+.1f} MB"),
+    ]
+    lines.append("")
+    lines.append("| target | result | met |")
+    lines.append("|---|---:|:---:|")
+    for name, met, value in targets_met:
+        lines.append(f"| {name} | {value} | {'yes' if met else '**no**'} |")
+    return "\n".join(lines) + "\n", all(met for _, met, _ in targets_met)
+
+
+def update_readme(text):
+    path = os.path.join(ROOT, "README.md")
+    with open(path) as f:
+        readme = f.read()
+    begin, end = "<!-- benchmark:begin -->", "<!-- benchmark:end -->"
+    if begin not in readme or end not in readme:
+        raise RuntimeError("README.md has no benchmark markers")
+    head, rest = readme.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    with open(path, "w") as f:
+        f.write(head + begin + "\n" + text + end + tail)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build/release/mock-server"))
+    parser.add_argument("--contract-timing", default=os.path.join(ROOT, ".build/release/contract-timing"))
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--duration", type=int, default=3, help="seconds per wrk run")
+    parser.add_argument("--delayed-connections", type=int, default=1000)
+    parser.add_argument("--delayed-duration", type=int, default=10)
+    parser.add_argument("--million", type=int, default=1_000_000, help="requests for the memory figure")
+    parser.add_argument("--startups", type=int, default=7)
+    parser.add_argument("--time-limit", type=int, default=1200, help="the whole run stops after this many seconds")
+    parser.add_argument("--quick", action="store_true", help="one short round of everything: proves the script works, figures are rough")
+    parser.add_argument("--readme", action="store_true", help="write the results into README.md")
+    args = parser.parse_args()
+    if args.quick:
+        args.rounds, args.duration, args.delayed_duration, args.million, args.startups = 1, 1, 4, 100_000, 3
+
+    def out_of_time(*_):
+        stop_all()
+        log(f"error: the benchmark passed its time limit of {args.time_limit} s")
+        os._exit(3)
+    signal.signal(signal.SIGALRM, out_of_time)
+    signal.alarm(args.time_limit)
+
+    nginx_binary = shutil.which("nginx") or "/usr/sbin/nginx"
+    for tool, path in (("mock-server", args.binary), ("contract-timing", args.contract_timing), ("nginx", nginx_binary)):
+        if not os.access(path, os.X_OK):
+            sys.exit(f"error: {tool} not found at {path} (Benchmarks/run.sh builds and installs everything)")
+    if not shutil.which("wrk"):
+        sys.exit("error: wrk not found (Benchmarks/run.sh installs it)")
+    cores = (0, 1) if (os.cpu_count() or 1) >= 2 else (None, None)
+
+    folder = tempfile.mkdtemp(prefix="mock-bench-")
+    os.chmod(folder, 0o755)  # nginx's worker may run as another user
+    try:
+        # The same bytes for both: what the mock serves is copied into nginx's root.
+        mock = Mock(args.binary, cores[1])
+        page = json.load(urllib.request.urlopen(mock.base + "/api/products?page_no=1&items_per_page=20"))
+        image = [i["url"] for p in page["pages"] for i in p.get("images", [])] or [p["thumbnail"] for p in page["pages"]]
+        image_path = "/" + image[0].split("/", 3)[3]
+        targets = {"menu": "/menu", "page": "/api/products?page_no=1&items_per_page=20", "image": image_path}
+        www = os.path.join(folder, "www")
+        sizes = {}
+        for label, file in (("menu", "menu.json"), ("page", "page.json"), ("image", image_path.lstrip("/"))):
+            data = urllib.request.urlopen(mock.base + targets[label]).read()
+            sizes[label] = f"{len(data):,} B"
+            os.makedirs(os.path.dirname(os.path.join(www, file)), exist_ok=True)
+            with open(os.path.join(www, file), "wb") as f:
+                f.write(data)
+        for sub in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
+            os.makedirs(os.path.join(folder, sub), exist_ok=True)
+        nginx = Nginx(nginx_binary, cores[1], folder)
+        for label, path in targets.items():
+            a = urllib.request.urlopen(mock.base + path).read()
+            b = urllib.request.urlopen(nginx.base + path).read()
+            if a != b:
+                raise RuntimeError(f"{label}: nginx and the mock serve different bytes")
+
+        log(f"throughput and latency: {args.rounds} rounds × {len(targets)} routes × 2 connection counts × 2 servers, {args.duration} s each")
+        runs = throughput(args, mock, nginx, targets, cores)
+        stop(mock.proc)
+        stop(nginx.proc)
+
+        log(f"delayed: {args.delayed_connections} connections × 200 ms, plus one undelayed client, {args.delayed_duration} s")
+        delay = delayed(args, args.binary, cores, "/menu")
+        log(f"  delayed p99 {delay[0]['p99']:.1f} ms, undelayed p99 {delay[1]['p99']:.3f} ms")
+
+        log("start-up to first 200")
+        mock_start = startup(args, lambda: Mock(args.binary, cores[1]), args.startups)
+        nginx_start = startup(args, lambda: Nginx(nginx_binary, cores[1], folder), args.startups)
+        log(f"  mock {mock_start[0]:.1f} ms, nginx {nginx_start[0]:.1f} ms")
+
+        log(f"memory over {args.million:,} requests")
+        mem = memory(args, args.binary, cores, "/menu")
+        log("  " + ", ".join(f"{n:,}: {r:.1f} MB" for n, r in mem[2]))
+
+        log("contract suites")
+        contracts = contract_timing(args.contract_timing, 1 if args.quick else 3)
+
+        text, met = report(args, runs, targets, delay, (mock_start, nginx_start), mem, contracts, sizes)
+        print(text)
+        with open(os.path.join(ROOT, "Benchmarks", "results.md"), "w") as f:
+            f.write(text)
+        if args.readme:
+            update_readme(text)
+        log("every target met" if met else "some targets missed (see the table)")
+    finally:
+        stop_all()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The benchmark against nginx (see README, "Performance"). Builds in release mode,
+# installs wrk and nginx from Debian's packages if missing, then runs bench.py.
+# Arguments go to bench.py: --readme writes the results into README.md, --quick is a
+# short run that only proves everything works.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+command -v wrk >/dev/null 2>&1 || need+=(wrk)
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
+command -v taskset >/dev/null 2>&1 || need+=(util-linux)
+# contract-timing uses URLSession; linked statically, FoundationNetworking needs libcurl's headers.
+[ -e /usr/include/x86_64-linux-gnu/curl/curl.h ] || [ -e /usr/include/curl/curl.h ] || need+=(libcurl4-openssl-dev)
+if [ ${#need[@]} -gt 0 ]; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
+fi
+
+# Statically linked Swift runtime and Foundation, as a server is deployed: fewer
+# libraries to load and relocate at start (measured: 15 ms and 6 MB less).
+swift build -c release --static-swift-stdlib --product mock-server
+swift build -c release --static-swift-stdlib --product contract-timing
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+exec python3 Benchmarks/bench.py "$@"
