@@ -74,6 +74,8 @@ let package = Package(
             dependencies: [
                 "MockServer",
                 "MockServerCLI",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -4,6 +4,8 @@ import Foundation
 import Logging
 import MockServer
 import MockServerCLI
+import NIOCore
+import NIOPosix
 import Scenarios
 
 struct Serve: AsyncParsableCommand {
@@ -40,6 +42,9 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Reload fixtures and scenarios when their files change; a broken file is reported and the last good version keeps serving.")
     var watch = false
 
+    @Option(help: "Event-loop threads; default: one per core of the machine.")
+    var threads: Int?
+
     @Option(help: ArgumentHelp("Restore state (Open Market catalogue, uploads, scenario states) from this file at start if it exists, and save it there at a clean stop.", valueName: "file"))
     var state: String?
 
@@ -48,6 +53,7 @@ struct Serve: AsyncParsableCommand {
         guard maxBodySize > 0 else { throw ValidationError("--max-body-size must be positive") }
         guard journalCapacity > 0 else { throw ValidationError("--journal-capacity must be positive") }
         guard timeScale >= 0, timeScale.isFinite else { throw ValidationError("--time-scale must be zero or more") }
+        if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256") }
     }
 
     func run() async throws {
@@ -75,9 +81,11 @@ struct Serve: AsyncParsableCommand {
             logger.info("state restored", metadata: ["file": "\(state)"])
         }
 
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: threads ?? System.coreCount)
         let server = MockHTTPServer(
             engine: engine,
             configuration: ServerConfiguration(host: host, port: port, maxRequestBodySize: maxBodySize),
+            group: group,
             logger: logger)
         try await listen(server)
         var watcher: FixtureWatcher?
@@ -90,6 +98,7 @@ struct Serve: AsyncParsableCommand {
         logger.info("stopping", metadata: ["signal": "\(signal)"])
         await watcher?.stop()
         await server.stop()
+        try? await group.shutdownGracefully()
         if let state {
             do {
                 try engine.snapshot().write(to: URL(fileURLWithPath: state), options: .atomic)

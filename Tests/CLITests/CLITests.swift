@@ -35,6 +35,19 @@ import FoundationNetworking
         _ = await first.waitForExit()
     }
 
+    @Test func threadsOptionServesAndIsChecked() async throws {
+        let single = try MockServerProcess(["--port", "0", "--threads", "1"])
+        let line = try #require(await single.firstLine())
+        let base = String(line.dropFirst("Listening on ".count))
+        let (_, response) = try await URLSession.shared.data(from: URL(string: base + "/menu")!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        single.signal(SIGTERM)
+        #expect(await single.waitForExit() == 0)
+        let (status, _, stderr) = try await MockServerProcess.run(["--port", "0", "--threads", "0"])
+        #expect(status != 0)
+        #expect(stderr.contains("--threads must be between 1 and 256"))
+    }
+
     @Test func brokenFixtureIsReportedWithFileJSONPathAndStatus2() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cli-fixtures-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
