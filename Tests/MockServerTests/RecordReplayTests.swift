@@ -139,8 +139,12 @@ import FoundationNetworking
         let again = try await run([script[10]], against: replayAddress.baseURL)
         #expect(again == [expected[10]])
         // A query the recording never saw is not answered with another query's response.
-        let (_, unseen) = try await HTTP.get(URL(string: replayAddress.baseURL + "/menu?category=soups")!)
+        let (unseenBody, unseen) = try await HTTP.get(URL(string: replayAddress.baseURL + "/menu?category=soups")!)
         #expect(unseen.statusCode == 404)
+        // The 404 names what was recorded nearby.
+        let nearest = try #require(try object(unseenBody)["nearestRules"] as? [[String: Any]])
+        let named = Set(nearest.prefix(2).compactMap { $0["rule"] as? String })
+        #expect(named == ["recorded/GET /menu", "recorded/GET /menu?category=entrees"], "\(nearest)")
         await replay.stop()
 
         let scenario = try String(contentsOf: recorder.scenarioFile, encoding: .utf8)

@@ -147,6 +147,9 @@ public final class ScenarioEngine: Responder {
         }
         let outcome = decision?.outcome ?? .simulator
         var plan = basePlan(outcome, request)
+        if decision == nil, plan.status == 404, plan.answeredBy == nil, !scenario.rules.isEmpty {
+            plan = Self.namingNearestRules(plan, scenario, request)
+        }
         if let transform = outcome.transform, plan.status != 304, request.method != "HEAD" {
             plan.body = transform.apply(plan.body)
         }
@@ -158,6 +161,23 @@ public final class ScenarioEngine: Responder {
             plan.pacing = BodyPacing(chunkSize: schedule.chunkSize, interval: schedule.interval)
         }
         return plan
+    }
+
+    /// A 404 no rule and no route answered also names the scenario's nearest rules
+    /// (a replayed recording has rules and no routes: this says what was recorded).
+    static func namingNearestRules(_ plan: ResponsePlan, _ scenario: Scenario, _ request: MockRequest) -> ResponsePlan {
+        guard case .object(var body)? = JSONValue(parsing: plan.body) else { return plan }
+        let nearest = scenario.rules
+            .map { (rule: $0, distance: $0.request.distance(to: request)) }
+            .sorted { $0.distance < $1.distance }
+            .prefix(3)
+            .map { item -> JSONValue in
+                ["rule": .string("\(scenario.name)/\(item.rule.name)"), "request": .string(item.rule.request.description)]
+            }
+        body["nearestRules"] = .array(Array(nearest))
+        var named = plan
+        named.body = JSONCoding.encode(JSONValue.object(body))
+        return named
     }
 
     func basePlan(_ outcome: Outcome, _ request: MockRequest) -> ResponsePlan {
