@@ -96,7 +96,7 @@ public struct CheckRun<Provider: Sendable>: Sendable {
                 }
                 if first { continuation.resume(returning: outcome) }
             }
-            let task = Task {
+            Task {
                 do {
                     let value = try await body()
                     finish(.returned(value, seconds: Date().timeIntervalSince(start)))
@@ -107,7 +107,11 @@ public struct CheckRun<Provider: Sendable>: Sendable {
             Task {
                 try? await Task.sleep(nanoseconds: UInt64(limit * 1_000_000_000))
                 finish(.stillRunning(seconds: limit))
-                task.cancel()
+                // Abandoned, not cancelled: cancelling a task inside swift-corelibs
+                // URLSession's async `data(for:)` can deadlock the session (its
+                // cancellation handler waits for the session's queue while that queue
+                // waits to resume the task). The call ends with its own timeout or when
+                // the check's server stops and closes the connection.
             }
         }
     }
