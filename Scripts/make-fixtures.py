@@ -24,13 +24,16 @@ def picture(size, colour, accent, shape, label):
     d.text((m // 2, m // 3), label, fill=(255, 255, 255))
     return img
 
-# Restaurant: one PNG per menu item.
+# Restaurant: one PNG per menu item, and a JPEG of it.
 palette = [(176, 58, 46), (211, 84, 0), (40, 116, 166), (125, 60, 152), (183, 149, 11), (30, 132, 73)]
 os.makedirs(f"{ROOT}/restaurant/images", exist_ok=True)
 for i in range(1, 7):
     c = palette[i - 1]
     accent = tuple(min(255, v + 70) for v in c)
-    picture((120, 120), c, accent, i % 3, f"#{i}").save(f"{ROOT}/restaurant/images/{i}.png", optimize=True)
+    image = picture((120, 120), c, accent, i % 3, f"#{i}")
+    image.save(f"{ROOT}/restaurant/images/{i}.png", optimize=True)
+    # The vapor-8090 variant links `N.jpg`: the same picture as a JPEG.
+    image.convert("RGB").save(f"{ROOT}/restaurant/images/{i}.jpg", quality=85)
 
 # Open Market: 24 origin/thumbnail pairs shared by the catalogue, PNG and JPEG.
 rng = random.Random(20220104)

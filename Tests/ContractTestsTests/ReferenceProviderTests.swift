@@ -12,7 +12,7 @@ func configuration(restaurant: RestaurantVariant = .original, openMarket: OpenMa
 }
 
 @Suite struct ReferenceRestaurantProviderTests {
-    @Test(arguments: [RestaurantVariant.original, .community], ContractTransport.allCases)
+    @Test(arguments: RestaurantVariant.allCases, ContractTransport.allCases)
     func passesEveryCheck(variant: RestaurantVariant, transport: ContractTransport) async throws {
         let report = await withTestGate(exclusive: false) { await RestaurantContract.suite(configuration(restaurant: variant, transport: transport)).run { context in
             ReferenceRestaurantProvider(context: context, variant: variant, imageCacheLimit: 4)

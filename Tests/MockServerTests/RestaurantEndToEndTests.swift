@@ -194,3 +194,43 @@ import FoundationNetworking
         }
     }
 }
+
+/// The Vapor re-implementation of older textbook editions (port 8090).
+@Suite struct RestaurantVapor8090Tests {
+    @Test func categoriesAreStringsAndItemsCarryPrepTimesAndJPEGURLs() async throws {
+        try await withServer(restaurant: .vapor8090) { server in
+            let (categoriesData, _) = try await HTTP.get(server.url("/categories"))
+            let categories = try #require((try HTTP.json(categoriesData) as? [String: Any])?["categories"] as? [String])
+            #expect(categories == ["appetizers", "salads", "soups", "entrees", "desserts", "sandwiches"])
+            let (data, _) = try await HTTP.get(server.url("/menu?category=entrees"))
+            let items = try #require((try HTTP.json(data) as? [String: Any])?["items"] as? [[String: Any]])
+            #expect(items.map { $0["estimated_prep_time"] as? Int } == [20, 30, 15])
+            #expect(items.first?["category"] as? String == "entrees")
+            #expect(items.first?["image_url"] as? String == server.address.baseURL + "/images/1.jpg")
+        }
+    }
+
+    @Test func imagesAreRealJPEGsWithValidators() async throws {
+        try await withServer(restaurant: .vapor8090) { server in
+            let (data, response) = try await HTTP.get(server.url("/images/3.jpg"))
+            #expect(response.statusCode == 200)
+            #expect(response.value(forHTTPHeaderField: "Content-Type") == "image/jpeg")
+            #expect(ImageFormat(sniffing: data) == .jpeg)
+            let etag = try #require(response.value(forHTTPHeaderField: "ETag"))
+            #expect(try await HTTP.get(server.url("/images/3.jpg"), headers: ["If-None-Match": etag]).1.statusCode == 304)
+            #expect(try await HTTP.get(server.url("/images/9.jpg")).1.statusCode == 404)
+        }
+    }
+
+    @Test func orderIsFivePlusTheLargestPrepTime() async throws {
+        try await withServer(restaurant: .vapor8090) { server in
+            for (ids, minutes) in [("[5]", 10), ("[1,2]", 35), ("[4,4,3]", 20)] {
+                let (data, _) = try await HTTP.post(server.url("/order"), json: #"{"menuIds":\#(ids)}"#)
+                #expect((try HTTP.json(data) as? [String: Any])?["preparation_time"] as? Int == minutes, "\(ids)")
+            }
+            let (missing, response) = try await HTTP.post(server.url("/order"), json: #"{"items":[1]}"#)
+            #expect(response.statusCode == 400)
+            #expect(reason(missing).contains("menuIds"))
+        }
+    }
+}

@@ -38,8 +38,10 @@ import Testing
         let fixtures = try RestaurantFixtures.load(from: MockFixtures.restaurant)
         #expect(fixtures.items.count == 6)
         #expect(fixtures.categories.map(\.name) == ["appetizers", "salads", "soups", "entrees", "desserts", "sandwiches"])
-        #expect(fixtures.images.count == 6)
-        #expect(fixtures.images.values.allSatisfy { $0.contentType == "image/png" })
+        // A PNG per item, and its JPEG for the vapor-8090 variant.
+        #expect(fixtures.images.count == 12)
+        #expect(fixtures.images.filter { $0.key.hasSuffix(".png") }.values.allSatisfy { $0.contentType == "image/png" })
+        #expect(fixtures.images.filter { $0.key.hasSuffix(".jpg") }.values.allSatisfy { $0.contentType == "image/jpeg" })
     }
 
     /// A copy of the built-in restaurant fixtures in a temporary folder, edited by `edit`.

@@ -81,7 +81,7 @@ public struct ReferenceRestaurantProvider: RestaurantProvider {
     public func categories() async throws -> [String] {
         let data = try await get("categories", failure: .categoriesNotFound)
         switch variant {
-        case .original: return try JSONDecoder().decode(CategoriesResponse.self, from: data).categories
+        case .original, .vapor8090: return try JSONDecoder().decode(CategoriesResponse.self, from: data).categories
         case .community: return try JSONDecoder().decode(CommunityCategoriesResponse.self, from: data).categories.map(\.name)
         }
     }
@@ -89,7 +89,7 @@ public struct ReferenceRestaurantProvider: RestaurantProvider {
     public func menuItems(category: String) async throws -> [RestaurantItem] {
         let data = try await get("menu", query: [URLQueryItem(name: "category", value: category)], failure: .menuItemsNotFound)
         switch variant {
-        case .original:
+        case .original, .vapor8090:
             return try JSONDecoder().decode(MenuResponse<MenuItem>.self, from: data).items.map {
                 RestaurantItem(id: $0.id, name: $0.name, description: $0.detailText, price: $0.price, category: $0.category, imageURL: try url($0.imageURL))
             }

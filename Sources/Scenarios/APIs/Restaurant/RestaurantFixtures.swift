@@ -74,6 +74,17 @@ public struct RestaurantFixtures: Sendable {
             }
         }
         guard problems.isEmpty else { throw FixtureError(problems) }
+        // JPEG versions beside the menu's images (`1.jpg` for `1.png`), which the
+        // vapor-8090 variant links to; optional.
+        for item in items {
+            let jpeg = RestaurantVariant.vapor8090.imageName(item.image)
+            guard images[jpeg] == nil, FileManager.default.fileExists(atPath: imagesDirectory.appendingPathComponent(jpeg).path) else { continue }
+            switch loadImage(named: jpeg, in: imagesDirectory) {
+            case .success(let asset): images[jpeg] = asset
+            case .failure(let reason): problems.append(FixtureProblem(file: imagesDirectory.appendingPathComponent(jpeg).path, reason: reason))
+            }
+        }
+        guard problems.isEmpty else { throw FixtureError(problems) }
         return RestaurantFixtures(categories: categories, items: items, images: images)
     }
 

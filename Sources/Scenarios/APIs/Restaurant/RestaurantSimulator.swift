@@ -21,7 +21,7 @@ public struct RestaurantSimulator: Sendable {
         let categoryByName = Dictionary(fixtures.categories.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
 
         switch variant {
-        case .original:
+        case .original, .vapor8090:
             categoriesBody = JSONCoding.encode(["categories": fixtures.categories.map(\.name)])
         case .community:
             categoriesBody = JSONCoding.encode(["categories": fixtures.categories])
@@ -68,7 +68,11 @@ public struct RestaurantSimulator: Sendable {
     func image(_ request: MockRequest, file: String) -> ResponsePlan {
         // Lookup by name among the loaded files: a path that tries to leave images/
         // (`..`, encoded slashes) is simply not a name there.
-        guard let asset = fixtures.images[file] else {
+        // The 8090 server's `.jpg` names: its JPEG beside the fixture image when there is
+        // one, else the fixture image itself under that name.
+        let jpegFallback = variant == .vapor8090 && file.hasSuffix(".jpg")
+            ? fixtures.items.first { variant.imageName($0.image) == file }.flatMap { fixtures.images[$0.image] } : nil
+        guard let asset = fixtures.images[file] ?? jpegFallback else {
             return .error(404, "No image named \"\(file)\"")
         }
         let contentType = variant == .community ? "image/jpeg" : nil
@@ -100,6 +104,10 @@ struct WireItem: Encodable {
         case .original:
             try container.encode(item.category, forKey: .category)
             try container.encode(BodyTemplate.baseURLMarker + "/images/" + item.image, forKey: .image_url)
+        case .vapor8090:
+            try container.encode(item.category, forKey: .category)
+            try container.encode(BodyTemplate.baseURLMarker + "/images/" + variant.imageName(item.image), forKey: .image_url)
+            try container.encode(item.estimatedPrepTime, forKey: .estimated_prep_time)
         case .community:
             try container.encode(category ?? RestaurantFixtures.Category(id: 0, name: item.category), forKey: .category)
             try container.encode("/images/" + item.image, forKey: .image_url)
