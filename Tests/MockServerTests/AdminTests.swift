@@ -153,11 +153,11 @@ import FoundationNetworking
         try await withServer { server in
             let connection = try RawConnection(port: server.port)
             connection.send("GET /__admin/events HTTP/1.1\r\nHost: a\r\nAccept: text/event-stream\r\n\r\n")
-            let opened = await connection.read(timeout: 5) { String(decoding: $0, as: UTF8.self).contains(": connected") }
+            let opened = await connection.read(timeout: 30) { String(decoding: $0, as: UTF8.self).contains(": connected") }
             #expect(opened.text.contains("Content-Type: text/event-stream"))
             _ = try await HTTP.get(server.url("/menu?category=soups"))
             _ = try await HTTP.post(server.url("/__admin/scenario"), json: #"{"name":"flaky"}"#, method: "PUT")
-            let events = await connection.read(timeout: 5) { String(decoding: $0, as: UTF8.self).contains("\"change\":\"scenario\"") }
+            let events = await connection.read(timeout: 30) { String(decoding: $0, as: UTF8.self).contains("\"change\":\"scenario\"") }
             #expect(events.text.contains("event: request"))
             #expect(events.text.contains("\"uri\":\"/menu?category=soups\""))
             #expect(events.text.contains("event: state"))
