@@ -53,6 +53,19 @@ import Testing
         }
     }
 
+    /// Headers that would break the response's head are refused at load, with their path.
+    @Test func headersThatCannotBeWrittenAreProblems() {
+        let json = #"{"version": 1, "name": "x", "rules": [{"name": "a", "request": {"path": "/m"}, "response": {"status": 200, "headers": {"X-Split": "a\r\nSet-Cookie: x=1", "Bad Name": "v", "X-Fine": "ok"}}}]}"#
+        #expect {
+            try ScenarioFile.parse(Data(json.utf8), file: "x.json")
+        } throws: { error in
+            let problems = (error as? FixtureError)?.problems.map { "\($0.jsonPath): \($0.reason)" } ?? []
+            return problems.count == 2
+                && problems.contains { $0.hasPrefix("$.rules[0].response.headers.X-Split: the value of X-Split holds a carriage return") }
+                && problems.contains { $0.hasPrefix("$.rules[0].response.headers.Bad Name: the header name \"Bad Name\" holds a space") }
+        }
+    }
+
     @Test func bodyFilesTemplatesAndConditionalStubs() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bodies-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("b"), withIntermediateDirectories: true)

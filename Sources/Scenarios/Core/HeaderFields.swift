@@ -38,6 +38,49 @@ public struct HeaderFields: Sendable, Equatable, Sequence, ExpressibleByDictiona
     }
 }
 
+extension HeaderFields {
+    /// Why `name: value` cannot go on the wire as written, or nil when it can. Names are
+    /// RFC 9110 tokens; values may not hold CR, LF or NUL (they would end the header early
+    /// and let the rest pose as headers or a body).
+    public static func problem(name: String, value: String) -> String? {
+        if name.isEmpty { return "a header name cannot be empty" }
+        if let bad = name.utf8.first(where: { !isTokenByte($0) }) {
+            return "the header name \"\(name)\" holds \(describe(bad)), which a header name cannot hold"
+        }
+        if let bad = value.utf8.first(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
+            return "the value of \(name) holds \(describe(bad)), which would break the response's head"
+        }
+        return nil
+    }
+
+    /// Whether every field can be written as is (the transport's last check before the wire).
+    public var areWritable: Bool {
+        fields.allSatisfy { field in
+            !field.name.isEmpty && field.name.utf8.allSatisfy(Self.isTokenByte)
+                && !field.value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+        }
+    }
+
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+
+    private static func describe(_ byte: UInt8) -> String {
+        switch byte {
+        case 0x0D: return "a carriage return"
+        case 0x0A: return "a line feed"
+        case 0x00: return "a NUL byte"
+        case 0x20: return "a space"
+        default: return byte < 0x20 || byte >= 0x7F ? String(format: "the byte 0x%02X", byte) : "\"\(Character(UnicodeScalar(byte)))\""
+        }
+    }
+}
+
 extension String {
     /// ASCII-case-insensitive equality, as HTTP compares header names.
     public func caseInsensitiveEquals(_ other: String) -> Bool {

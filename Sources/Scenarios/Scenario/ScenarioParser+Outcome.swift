@@ -26,7 +26,12 @@ extension ScenarioParser {
             if let given = members["headers"] {
                 if case .object(let fields) = given {
                     for (name, value) in fields {
-                        if let text = reader.string(value, "\(path).headers.\(name)") { headers[name] = text }
+                        guard let text = reader.string(value, "\(path).headers.\(name)") else { continue }
+                        if let problem = HeaderFields.problem(name: name, value: text) {
+                            reader.problem("\(path).headers.\(name)", problem)
+                        } else {
+                            headers[name] = text
+                        }
                     }
                 } else {
                     reader.problem("\(path).headers", "expected an object of header → value, found \(given.typeName)")
