@@ -53,6 +53,62 @@ import FoundationNetworking
         }
     }
 
+    /// The first answer waits 300 ms; the two pipelined behind it wait their turn and
+    /// come out after it, in order, each complete.
+    @Test func pipelinedRequestsWaitBehindADelayedAnswer() async throws {
+        let slow = Scenario(name: "slow", rules: [
+            Rule("slow-categories", .get("/categories"), always: Outcome.simulator.delayed(.fixed(0.3))),
+        ])
+        try await withServer(scenarios: [slow], scenario: "slow") { server in
+            let connection = try RawConnection(port: server.port)
+            connection.send(
+                "GET /categories HTTP/1.1\r\nHost: a\r\n\r\n"
+                + "GET /images/1.png HTTP/1.1\r\nHost: a\r\n\r\n"
+                + "HEAD /menu HTTP/1.1\r\nHost: a\r\n\r\n"
+                + "GET /menu?category=soups HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+            let read = await connection.read(timeout: 30)
+            let responses = RawResponse.parseAll(read.data, headRequests: [2])
+            #expect(responses.map(\.status) == [200, 200, 200, 200])
+            guard responses.count == 4 else { return }
+            #expect(String(decoding: responses[0].body, as: UTF8.self).contains("appetizers"))
+            #expect(responses[1].body.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+            #expect(responses[2].body.isEmpty)
+            #expect(String(decoding: responses[3].body, as: UTF8.self).contains("soup"))
+            #expect(read.end == .closed)
+            #expect(server.engine.journal.entries().map(\.request.path) == ["/categories", "/images/1.png", "/menu", "/menu"])
+        }
+    }
+
+    /// An HTTP/1.0 request gets an HTTP/1.0 answer, closed unless it asked for keep-alive.
+    @Test func http10GetsAnHTTP10Answer() async throws {
+        try await withServer { server in
+            let connection = try RawConnection(port: server.port)
+            connection.send("GET /categories HTTP/1.0\r\n\r\n")
+            let read = await connection.read()
+            #expect(read.text.hasPrefix("HTTP/1.0 200 OK\r\n"))
+            #expect(read.responses.first?.header("Connection") == "close")
+            #expect(read.end == .closed)
+        }
+    }
+
+    /// A header value with a line break (built at run time, so no file check saw it) is
+    /// not written: the client gets a 500 that names it, not a split response.
+    @Test func aHeaderThatCannotBeWrittenIsA500() async throws {
+        let splitting = Scenario(name: "splitting", rules: [
+            Rule("split", .get("/categories"), always: Outcome(.stub(status: 200, headers: ["X-Evil": "a\r\nSet-Cookie: x=1"], body: .text("hi")))),
+        ])
+        try await withServer(scenarios: [splitting], scenario: "splitting") { server in
+            let connection = try RawConnection(port: server.port)
+            connection.send("GET /categories HTTP/1.1\r\nHost: a\r\n\r\n")
+            let read = await connection.read()
+            let response = try #require(read.responses.first)
+            #expect(response.status == 500)
+            #expect(response.header("Set-Cookie") == nil)
+            #expect(String(decoding: response.body, as: UTF8.self).contains("X-Evil"))
+            #expect(read.end == .closed)
+        }
+    }
+
     @Test func oversizedBodyGets413AndIsJournaled() async throws {
         try await withServer(maxRequestBodySize: 1024) { server in
             var request = URLRequest(url: server.url("/order"))

@@ -65,7 +65,9 @@ public actor MockHTTPServer {
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(connections)
-                    try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: false)
+                    // NIO's decoder parses requests; HTTPRequestHandler writes responses as bytes
+                    // and keeps pipelined requests in order itself.
+                    try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
                     try sync.addHandler(HTTPRequestHandler(
                         engine: engine, responder: responder, proxy: proxy, maxRequestBodySize: maxBody,
                         fallbackBaseURL: "http://\(fallbackHost):\(portBox.current)", logger: logger))

@@ -38,40 +38,47 @@ extension HTTPRequestHandler {
             return
         }
         let bodyAllowed = plan.status != 304 && plan.status != 204 && !(100..<200).contains(plan.status)
-        context.write(wrapOutboundOut(.head(responseHead(plan, for: request, keepAlive: keepAlive, bodyAllowed: bodyAllowed))), promise: nil)
         let body = bodyAllowed && request.method != .HEAD ? plan.body : Data()
-        if let pacing = plan.pacing, !body.isEmpty {
-            context.flush()
+        let http10 = request.version.major == 1 && request.version.minor == 0
+        let paced = plan.pacing != nil && !body.isEmpty
+        var buffer = context.channel.allocator.buffer(capacity: 160 + plan.headers.fields.count * 48 + (paced ? 0 : body.count))
+        guard ResponseHead.write(status: plan.status, http10: http10, headers: plan.headers,
+                                 framing: bodyAllowed ? .length(plan.body.count) : .none, keepAlive: keepAlive, into: &buffer) else {
+            send(unwritableHeaders(plan, http10: http10, context: context), context: context, keepAlive: false)
+            return
+        }
+        if let pacing = plan.pacing, paced {
+            context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
             writePaced(context.channel.allocator.buffer(data: body), pacing: pacing, context: context, keepAlive: keepAlive)
             return
         }
-        if !body.isEmpty {
-            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(data: body)))), promise: nil)
-        }
-        end(context: context, keepAlive: keepAlive)
+        buffer.writeData(body)
+        send(buffer, context: context, keepAlive: keepAlive)
     }
 
-    private func responseHead(_ plan: ResponsePlan, for request: HTTPRequestHead, keepAlive: Bool, bodyAllowed: Bool) -> HTTPResponseHead {
-        var headers = HTTPHeaders()
-        for field in plan.headers where !field.name.caseInsensitiveEquals("content-length") {
-            headers.add(name: field.name, value: field.value)
-        }
-        if bodyAllowed { headers.replaceOrAdd(name: "Content-Length", value: String(plan.body.count)) }
-        headers.replaceOrAdd(name: "Connection", value: keepAlive ? "keep-alive" : "close")
-        let version: HTTPVersion = request.version.major == 1 && request.version.minor == 0 ? .http1_0 : .http1_1
-        return HTTPResponseHead(version: version, status: HTTPResponseStatus(statusCode: plan.status), headers: headers)
+    /// A plan whose headers cannot go on the wire (a value with a line break, say) becomes
+    /// a 500 that says which, rather than a response that splits into two.
+    private func unwritableHeaders(_ plan: ResponsePlan, http10: Bool, context: ChannelHandlerContext) -> ByteBuffer {
+        let problems = plan.headers.compactMap { HeaderFields.problem(name: $0.name, value: $0.value) }
+        let error = ResponsePlan.error(500, "The response's headers cannot be written: " + problems.joined(separator: "; "))
+        var buffer = context.channel.allocator.buffer(capacity: 256 + error.body.count)
+        ResponseHead.write(status: 500, http10: http10, headers: error.headers, framing: .length(error.body.count), keepAlive: false, into: &buffer)
+        buffer.writeData(error.body)
+        return buffer
     }
 
-    private func end(context: ChannelHandlerContext, keepAlive: Bool) {
+    /// Writes the last bytes of a response; then the next request is answered, or the
+    /// connection closes once they are out.
+    private func send(_ buffer: ByteBuffer, context: ChannelHandlerContext, keepAlive: Bool) {
         guard !keepAlive else {
             // No future to allocate on the common path.
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-            finishResponse()
+            context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
+            finishResponse(context: context)
             return
         }
-        let ended = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-        finishResponse()
-        ended.whenComplete { [channel = context.channel] _ in channel.close(promise: nil) }
+        let written = context.writeAndFlush(wrapOutboundOut(buffer))
+        finishClosing()
+        written.whenComplete { [channel = context.channel] _ in channel.close(promise: nil) }
     }
 
     /// Writes `pacing.chunkSize` bytes, waits `pacing.interval`, and so on, then ends.
@@ -80,11 +87,11 @@ extension HTTPRequestHandler {
         guard context.channel.isActive else { return }
         guard let chunk = body.readSlice(length: min(pacing.chunkSize, body.readableBytes)) else { return }
         let remaining = body
-        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(chunk))), promise: nil)
         guard remaining.readableBytes > 0 else {
-            end(context: context, keepAlive: keepAlive)
+            send(chunk, context: context, keepAlive: keepAlive)
             return
         }
+        context.writeAndFlush(wrapOutboundOut(chunk), promise: nil)
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         context.eventLoop.scheduleTask(in: .nanoseconds(Int64(pacing.interval * 1_000_000_000))) {
             let (handler, context) = bound.value
@@ -97,26 +104,31 @@ extension HTTPRequestHandler {
     /// Server-sent events: a chunked body that grows with every event, a comment every
     /// 15 s so proxies keep the connection, until the client goes away.
     private func stream(_ hub: EventHub, plan: ResponsePlan, request: HTTPRequestHead, context: ChannelHandlerContext) {
-        var headers = HTTPHeaders()
-        for field in plan.headers { headers.add(name: field.name, value: field.value) }
-        headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: ": connected\n\n")))), promise: nil)
+        var head = context.channel.allocator.buffer(capacity: 256)
+        ResponseHead.write(status: 200, headers: plan.headers, framing: .chunked, keepAlive: true, into: &head)
+        ResponseHead.chunk(": connected\n\n".utf8, into: &head)
+        context.writeAndFlush(wrapOutboundOut(head), promise: nil)
         startStreaming()
         let loop = context.eventLoop
         let bound = NIOLoopBound((self, context), eventLoop: loop)
         let token = hub.subscribe { frame in
             loop.execute {
-                let (_, context) = bound.value
-                guard context.channel.isActive else { return }
-                context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(context.channel.allocator.buffer(data: frame)))), promise: nil)
+                let (handler, context) = bound.value
+                handler.writeChunk(frame, context: context)
             }
         }
         let keepAlive = loop.scheduleRepeatedTask(initialDelay: .seconds(15), delay: .seconds(15)) { _ in
-            let (_, context) = bound.value
-            context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(context.channel.allocator.buffer(string: ": keep-alive\n\n")))), promise: nil)
+            let (handler, context) = bound.value
+            handler.writeChunk(Data(": keep-alive\n\n".utf8), context: context)
         }
         subscription = (hub, token, keepAlive)
+    }
+
+    private func writeChunk(_ bytes: Data, context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        var buffer = context.channel.allocator.buffer(capacity: bytes.count + 16)
+        ResponseHead.chunk(bytes, into: &buffer)
+        context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
     }
 
     // MARK: Faults
@@ -126,45 +138,38 @@ extension HTTPRequestHandler {
         case .hang:
             startHanging()
         case .emptyResponse:
-            finishTiming()
+            finishClosing()
             context.close(promise: nil)
         case .connectionReset:
-            finishTiming()
+            finishClosing()
             reset(context)
         case .truncatedBody:
             // The head promises the whole body; half of it arrives, then the connection closes.
-            let promised = max(plan.body.count, 64)
-            var head = statusLine(plan.status) + "Content-Length: \(promised)\r\nConnection: close\r\n"
-            for field in plan.headers where !field.name.caseInsensitiveEquals("content-length") && !field.name.caseInsensitiveEquals("connection") {
-                head += "\(field.name): \(field.value)\r\n"
-            }
-            writeRaw(Data((head + "\r\n").utf8) + plan.body.prefix(plan.body.count / 2), context: context)
+            var buffer = context.channel.allocator.buffer(capacity: 256 + plan.body.count)
+            ResponseHead.write(status: plan.status, headers: plan.headers, framing: .length(max(plan.body.count, 64)),
+                               keepAlive: false, into: &buffer)
+            buffer.writeData(plan.body.prefix(plan.body.count / 2))
+            writeRaw(buffer, context: context)
         case .malformedChunk:
-            var head = statusLine(plan.status) + "Transfer-Encoding: chunked\r\nConnection: close\r\n"
-            if let type = plan.headers["Content-Type"] { head += "Content-Type: \(type)\r\n" }
+            var buffer = context.channel.allocator.buffer(capacity: 256)
+            let type: HeaderFields = plan.headers["Content-Type"].map { ["Content-Type": $0] } ?? [:]
+            ResponseHead.write(status: plan.status, headers: type, framing: .chunked, keepAlive: false, into: &buffer)
             // A chunk-size line that is not hexadecimal.
-            writeRaw(Data((head + "\r\nZZZ; not-a-size\r\n").utf8) + plan.body.prefix(32) + Data("\r\n".utf8), context: context)
+            buffer.writeStaticString("ZZZ; not-a-size\r\n")
+            buffer.writeData(plan.body.prefix(32))
+            buffer.writeStaticString("\r\n")
+            writeRaw(buffer, context: context)
         case .randomDataThenClose:
             var random = SeededRandom(seed: StableHash.fnv1a64(request.uri), stream: "random-data")
             let bytes = (0..<256).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-            writeRaw(Data(bytes), context: context)
+            writeRaw(context.channel.allocator.buffer(bytes: bytes), context: context)
         }
     }
 
-    private func statusLine(_ status: Int) -> String {
-        let reason = HTTPResponseStatus(statusCode: status).reasonPhrase
-        return "HTTP/1.1 \(status) \(reason)\r\n"
-    }
-
-    /// Bytes straight to the socket, past the HTTP encoder, then close.
-    private func writeRaw(_ data: Data, context: ChannelHandlerContext) {
-        finishTiming()
-        let buffer = context.channel.allocator.buffer(data: data)
-        guard let encoder = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self) else {
-            context.close(promise: nil)
-            return
-        }
-        encoder.writeAndFlush(NIOAny(buffer)).whenComplete { [channel = context.channel] _ in
+    /// Bytes as they are, then close.
+    private func writeRaw(_ buffer: ByteBuffer, context: ChannelHandlerContext) {
+        finishClosing()
+        context.writeAndFlush(wrapOutboundOut(buffer)).whenComplete { [channel = context.channel] _ in
             channel.close(promise: nil)
         }
     }
