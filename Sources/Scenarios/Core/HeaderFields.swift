@@ -54,11 +54,18 @@ extension HeaderFields {
     }
 
     /// Whether every field can be written as is (the transport's last check before the wire).
+    /// Runs per response, so it scans contiguous UTF-8 rather than walking `String` views.
     public var areWritable: Bool {
-        fields.allSatisfy { field in
-            !field.name.isEmpty && field.name.utf8.allSatisfy(Self.isTokenByte)
-                && !field.value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+        for field in fields {
+            var name = field.name, value = field.value
+            let nameOK = name.withUTF8 { bytes in !bytes.isEmpty && bytes.allSatisfy(Self.isTokenByte) }
+            let valueOK = value.withUTF8 { bytes in
+                for byte in bytes where byte < 0x20 && (byte == 0x0D || byte == 0x0A || byte == 0x00) { return false }
+                return true
+            }
+            guard nameOK && valueOK else { return false }
         }
+        return true
     }
 
     static func isTokenByte(_ byte: UInt8) -> Bool {

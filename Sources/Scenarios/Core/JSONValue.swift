@@ -9,9 +9,9 @@ public enum JSONValue: Sendable, Hashable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    /// Parses `data` as JSON; nil when it is not JSON.
+    /// Parses `data` as JSON (strict RFC 8259, any value at the top); nil when it is not JSON.
     public init?(parsing data: Data) {
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: data) else { return nil }
+        guard let value = try? JSONParser.parse(data) else { return nil }
         self = value
     }
 

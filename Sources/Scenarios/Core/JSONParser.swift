@@ -1,0 +1,287 @@
+import Foundation
+
+/// Strict RFC 8259 JSON straight from bytes to `JSONValue`.
+///
+/// `JSONDecoder` into `JSONValue`'s `Codable` conformance tries each JSON type in turn and
+/// throws on every miss; start-up profiles showed it as the largest share of reading the
+/// shipped scenario files (#7), and request bodies matched with `jsonEqualTo` pay it per
+/// request. This walks the bytes once. Nesting is limited so a hostile body cannot
+/// exhaust the stack.
+enum JSONParser {
+    static let maximumDepth = 512
+
+    struct Failure: Error {
+        let offset: Int
+        let reason: String
+    }
+
+    static func parse(_ data: Data) throws(Failure) -> JSONValue {
+        let result: Result<JSONValue, Failure> = data.withUnsafeBytes { raw in
+            var parser = Cursor(bytes: raw.bindMemory(to: UInt8.self))
+            do throws(Failure) {
+                parser.skipByteOrderMark()
+                parser.skipWhitespace()
+                let value = try parser.value(depth: 0)
+                parser.skipWhitespace()
+                guard parser.atEnd else { throw parser.failure("unexpected text after the JSON value") }
+                return .success(value)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    private struct Cursor {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var index = 0
+
+        var atEnd: Bool { index >= bytes.count }
+        var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+        func failure(_ reason: String) -> Failure { Failure(offset: index, reason: reason) }
+
+        mutating func skipByteOrderMark() {
+            if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { index = 3 }
+        }
+
+        mutating func skipWhitespace() {
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x09, 0x0A, 0x0D: index += 1
+                default: return
+                }
+            }
+        }
+
+        mutating func value(depth: Int) throws(Failure) -> JSONValue {
+            guard let byte = current else { throw failure("unexpected end of input") }
+            switch byte {
+            case UInt8(ascii: "{"): return try object(depth: depth + 1)
+            case UInt8(ascii: "["): return try array(depth: depth + 1)
+            case UInt8(ascii: "\""): return .string(try string())
+            case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+            case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+            case UInt8(ascii: "n"): try literal("null"); return .null
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
+            default: throw failure("unexpected character")
+            }
+        }
+
+        mutating func literal(_ word: StaticString) throws(Failure) {
+            let count = word.utf8CodeUnitCount
+            guard index + count <= bytes.count else { throw failure("unexpected end of input") }
+            for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] {
+                throw failure("unexpected character")
+            }
+            index += count
+        }
+
+        mutating func object(depth: Int) throws(Failure) -> JSONValue {
+            guard depth <= JSONParser.maximumDepth else { throw failure("nested deeper than \(JSONParser.maximumDepth) levels") }
+            index += 1   // {
+            var members: [String: JSONValue] = [:]
+            skipWhitespace()
+            if current == UInt8(ascii: "}") {
+                index += 1
+                return .object(members)
+            }
+            while true {
+                guard current == UInt8(ascii: "\"") else { throw failure("expected a member name in quotes") }
+                let key = try string()
+                skipWhitespace()
+                guard current == UInt8(ascii: ":") else { throw failure("expected \":\" after a member name") }
+                index += 1
+                skipWhitespace()
+                let member = try value(depth: depth)
+                if members[key] == nil { members[key] = member }   // the first wins, as with JSONDecoder
+                skipWhitespace()
+                switch current {
+                case UInt8(ascii: ","):
+                    index += 1
+                    skipWhitespace()
+                case UInt8(ascii: "}"):
+                    index += 1
+                    return .object(members)
+                default:
+                    throw failure("expected \",\" or \"}\" in an object")
+                }
+            }
+        }
+
+        mutating func array(depth: Int) throws(Failure) -> JSONValue {
+            guard depth <= JSONParser.maximumDepth else { throw failure("nested deeper than \(JSONParser.maximumDepth) levels") }
+            index += 1   // [
+            var elements: [JSONValue] = []
+            skipWhitespace()
+            if current == UInt8(ascii: "]") {
+                index += 1
+                return .array(elements)
+            }
+            while true {
+                elements.append(try value(depth: depth))
+                skipWhitespace()
+                switch current {
+                case UInt8(ascii: ","):
+                    index += 1
+                    skipWhitespace()
+                case UInt8(ascii: "]"):
+                    index += 1
+                    return .array(elements)
+                default:
+                    throw failure("expected \",\" or \"]\" in an array")
+                }
+            }
+        }
+
+        /// A string starting at its opening quote; the common case (no escapes) is one copy.
+        mutating func string() throws(Failure) -> String {
+            index += 1   // "
+            let start = index
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") {
+                    let text = try utf8(start..<index)
+                    index += 1
+                    return text
+                }
+                if byte == UInt8(ascii: "\\") { return try escapedString(from: start) }
+                if byte < 0x20 { throw failure("a control character inside a string must be escaped") }
+                index += 1
+            }
+            throw failure("unterminated string")
+        }
+
+        private func utf8(_ range: Range<Int>) throws(Failure) -> String {
+            guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) else {
+                throw Failure(offset: range.lowerBound, reason: "a string that is not valid UTF-8")
+            }
+            return text
+        }
+
+        private mutating func escapedString(from start: Int) throws(Failure) -> String {
+            var scalars = String.UnicodeScalarView()
+            scalars.append(contentsOf: try utf8(start..<index).unicodeScalars)
+            while index < bytes.count {
+                let byte = bytes[index]
+                switch byte {
+                case UInt8(ascii: "\""):
+                    index += 1
+                    return String(scalars)
+                case UInt8(ascii: "\\"):
+                    index += 1
+                    guard let escape = current else { throw failure("unterminated string") }
+                    index += 1
+                    switch escape {
+                    case UInt8(ascii: "\""): scalars.append("\"")
+                    case UInt8(ascii: "\\"): scalars.append("\\")
+                    case UInt8(ascii: "/"): scalars.append("/")
+                    case UInt8(ascii: "b"): scalars.append("\u{08}")
+                    case UInt8(ascii: "f"): scalars.append("\u{0C}")
+                    case UInt8(ascii: "n"): scalars.append("\n")
+                    case UInt8(ascii: "r"): scalars.append("\r")
+                    case UInt8(ascii: "t"): scalars.append("\t")
+                    case UInt8(ascii: "u"): scalars.append(try unicodeEscape())
+                    default:
+                        index -= 1
+                        throw failure("an unknown escape sequence")
+                    }
+                default:
+                    if byte < 0x20 { throw failure("a control character inside a string must be escaped") }
+                    // A run of plain bytes up to the next quote or backslash.
+                    let runStart = index
+                    while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 {
+                        index += 1
+                    }
+                    scalars.append(contentsOf: try utf8(runStart..<index).unicodeScalars)
+                }
+            }
+            throw failure("unterminated string")
+        }
+
+        /// After `\u`: four hex digits, and a low surrogate's `\uXXXX` after a high one.
+        private mutating func unicodeEscape() throws(Failure) -> Unicode.Scalar {
+            let first = try hex4()
+            if (0xD800...0xDBFF).contains(first) {
+                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                    throw failure("a high surrogate without its low surrogate")
+                }
+                index += 2
+                let second = try hex4()
+                guard (0xDC00...0xDFFF).contains(second) else { throw failure("a high surrogate without its low surrogate") }
+                let value = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
+                return Unicode.Scalar(value)!
+            }
+            guard let scalar = Unicode.Scalar(first) else { throw failure("a lone low surrogate") }
+            return scalar
+        }
+
+        private mutating func hex4() throws(Failure) -> UInt32 {
+            guard index + 4 <= bytes.count else { throw failure("unterminated unicode escape") }
+            var value: UInt32 = 0
+            for _ in 0..<4 {
+                let byte = bytes[index]
+                let digit: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+                default: throw failure("a unicode escape needs four hexadecimal digits")
+                }
+                value = value << 4 | UInt32(digit)
+                index += 1
+            }
+            return value
+        }
+
+        /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, as a Double.
+        mutating func number() throws(Failure) -> Double {
+            let start = index
+            if current == UInt8(ascii: "-") { index += 1 }
+            guard let first = current, first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9") else {
+                throw failure("a number needs a digit")
+            }
+            var integer: Int64 = 0
+            var exact = true
+            if first == UInt8(ascii: "0") {
+                index += 1
+                if let next = current, next >= UInt8(ascii: "0") && next <= UInt8(ascii: "9") {
+                    throw failure("a number cannot start with 0")
+                }
+            } else {
+                while let digit = current, digit >= UInt8(ascii: "0") && digit <= UInt8(ascii: "9") {
+                    if integer < 100_000_000_000_000 { integer = integer * 10 + Int64(digit - UInt8(ascii: "0")) } else { exact = false }
+                    index += 1
+                }
+            }
+            if current == UInt8(ascii: ".") {
+                exact = false
+                index += 1
+                guard try digits() > 0 else { throw failure("a fraction needs digits after \".\"") }
+            }
+            if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+                exact = false
+                index += 1
+                if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
+                guard try digits() > 0 else { throw failure("an exponent needs digits") }
+            }
+            if exact {
+                return bytes[start] == UInt8(ascii: "-") ? -Double(integer) : Double(integer)
+            }
+            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+            guard let value = Double(text), value.isFinite else {
+                throw Failure(offset: start, reason: "a number out of range")
+            }
+            return value
+        }
+
+        private mutating func digits() throws(Failure) -> Int {
+            var count = 0
+            while let digit = current, digit >= UInt8(ascii: "0") && digit <= UInt8(ascii: "9") {
+                index += 1
+                count += 1
+            }
+            return count
+        }
+    }
+}

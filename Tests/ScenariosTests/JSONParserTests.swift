@@ -1,0 +1,83 @@
+import Foundation
+import MockFixtures
+import Scenarios
+import Testing
+
+/// `JSONValue(parsing:)` walks bytes itself; it must agree with Foundation on every
+/// document we ship and refuse what RFC 8259 refuses.
+@Suite struct JSONParserTests {
+    /// Foundation's reading of the same bytes, as a `JSONValue`.
+    static func foundation(_ data: Data) throws -> JSONValue {
+        try JSONDecoder().decode(JSONValue.self, from: data)
+    }
+
+    @Test func agreesWithFoundationOnEveryShippedJSONFile() throws {
+        let root = MockFixtures.directory
+        let files = FileManager.default.enumerator(atPath: root.path)!.compactMap { $0 as? String }.filter { $0.hasSuffix(".json") }
+        #expect(files.count >= 10)
+        for file in files {
+            let data = try Data(contentsOf: root.appendingPathComponent(file))
+            #expect(JSONValue(parsing: data) == (try Self.foundation(data)), "\(file)")
+        }
+    }
+
+    @Test(arguments: [
+        (#"{"a": [1, -2, 3.5, 1e3, -0.25E-2, 12345678901234567890], "b": null, "c": true, "d": false}"#, "numbers and literals"),
+        (#"" \" \\ \/ \b \f \n \r \t \u00e9 \ud83c\udf5c plain""#, "every escape, a surrogate pair"),
+        (#"  [ ]  "#, "an empty array between spaces"),
+        (#"{}"#, "an empty object"),
+        (#""한국어 é 🍜""#, "UTF-8 text"),
+        (#"{"k": 1, "k": 2}"#, "a repeated key: the first wins, as in JSONDecoder"),
+        ("\u{FEFF}{\"bom\": 1}", "a byte order mark"),
+        ("0", "a bare number"),
+        (#"{"deep": [[[[{"x": [0.1, 9007199254740993]}]]]]}"#, "nesting and a number past 2^53"),
+    ])
+    func parsesLikeFoundation(json: String, what: String) throws {
+        let data = Data(json.utf8)
+        #expect(JSONValue(parsing: data) == (try Self.foundation(data)), "\(what)")
+    }
+
+    @Test(arguments: [
+        ("", "empty input"),
+        ("[1, 2,]", "a trailing comma in an array"),
+        (#"{"a": 1,}"#, "a trailing comma in an object"),
+        ("01", "a leading zero"),
+        ("1.", "a fraction without digits"),
+        ("1e", "an exponent without digits"),
+        ("-", "a sign alone"),
+        ("+1", "a plus sign"),
+        (".5", "no integer part"),
+        ("NaN", "NaN"),
+        ("1e999", "a number out of range"),
+        (#"{"a" 1}"#, "a missing colon"),
+        (#"{a: 1}"#, "an unquoted name"),
+        ("'x'", "single quotes"),
+        ("\"a\u{01}b\"", "a raw control character in a string"),
+        (#""\x""#, "an unknown escape"),
+        (#""\u12""#, "a short unicode escape"),
+        (#""\ud83c""#, "a lone high surrogate"),
+        (#""\udf5c""#, "a lone low surrogate"),
+        (#""abc"#, "an unterminated string"),
+        ("[1] [2]", "two values"),
+        ("tru", "a cut literal"),
+        ("nul", "a cut null"),
+        ("{\"a\": [1, 2}", "mismatched brackets"),
+    ])
+    func refuses(json: String, what: String) {
+        #expect(JSONValue(parsing: Data(json.utf8)) == nil, "\(what) must be refused")
+    }
+
+    @Test func refusesInvalidUTF8() {
+        #expect(JSONValue(parsing: Data([0x22, 0xC3, 0x28, 0x22])) == nil)
+        #expect(JSONValue(parsing: Data([0x22, 0xFF, 0x22])) == nil)
+    }
+
+    /// A hostile body cannot exhaust the stack: nesting past the limit is refused, and
+    /// nesting up to it parses.
+    @Test func nestingIsLimited() {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(JSONValue(parsing: Data(deep.utf8)) == nil)
+        let fine = String(repeating: "[", count: 500) + String(repeating: "]", count: 500)
+        #expect(JSONValue(parsing: Data(fine.utf8)) != nil)
+    }
+}
