@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The Restaurant fixture set, as users edit it under `Fixtures/restaurant/`:
 /// `categories.json`, `menu.json` and `images/`.
@@ -105,6 +110,19 @@ public struct RestaurantFixtures: Sendable {
 
     enum ImageLoad { case success(StaticAsset), failure(String) }
 
+    /// The file's modification time from one stat(2). FileManager's attributes (which
+    /// also look up owner names) and URL resource values both cost several times more,
+    /// a measurable share of start-up across 60 images (#7).
+    static func modificationDate(of path: String) -> Date? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        #if canImport(Darwin)
+        return Date(timeIntervalSince1970: TimeInterval(info.st_mtimespec.tv_sec))
+        #else
+        return Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec))
+        #endif
+    }
+
     static func loadImage(named name: String, in directory: URL) -> ImageLoad {
         guard !name.isEmpty, !name.contains("/"), !name.hasPrefix(".") else {
             return .failure("\"\(name)\" must be a plain file name inside images/")
@@ -116,8 +134,7 @@ public struct RestaurantFixtures: Sendable {
         guard let format = ImageFormat(sniffing: data) else {
             return .failure("images/\(name) is not a PNG or JPEG file")
         }
-        let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-        let modified = attributes?[.modificationDate] as? Date ?? Date(timeIntervalSince1970: 0)
+        let modified = modificationDate(of: url.path) ?? Date(timeIntervalSince1970: 0)
         return .success(StaticAsset(name: name, data: data, contentType: format.mimeType, lastModified: modified))
     }
 }
