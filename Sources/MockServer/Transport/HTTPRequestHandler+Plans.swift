@@ -29,6 +29,12 @@ extension HTTPRequestHandler {
     }
 
     private func carryOut(_ plan: ResponsePlan, for request: HTTPRequestHead, context: ChannelHandlerContext, keepAlive: Bool) {
+        let http10 = request.version.major == 1 && request.version.minor == 0
+        // One check for every path below that writes the plan's headers (ResponseHead trusts them).
+        guard plan.headers.areWritable else {
+            send(unwritableHeaders(plan, http10: http10, context: context), context: context, keepAlive: false)
+            return
+        }
         if let fault = plan.fault {
             perform(fault, plan: plan, request: request, context: context)
             return
@@ -39,14 +45,10 @@ extension HTTPRequestHandler {
         }
         let bodyAllowed = plan.status != 304 && plan.status != 204 && !(100..<200).contains(plan.status)
         let body = bodyAllowed && request.method != .HEAD ? plan.body : Data()
-        let http10 = request.version.major == 1 && request.version.minor == 0
         let paced = plan.pacing != nil && !body.isEmpty
         var buffer = context.channel.allocator.buffer(capacity: 160 + plan.headers.fields.count * 48 + (paced ? 0 : body.count))
-        guard ResponseHead.write(status: plan.status, http10: http10, headers: plan.headers,
-                                 framing: bodyAllowed ? .length(plan.body.count) : .none, keepAlive: keepAlive, into: &buffer) else {
-            send(unwritableHeaders(plan, http10: http10, context: context), context: context, keepAlive: false)
-            return
-        }
+        ResponseHead.write(status: plan.status, http10: http10, headers: plan.headers,
+                           framing: bodyAllowed ? .length(plan.body.count) : .none, keepAlive: keepAlive, into: &buffer)
         if let pacing = plan.pacing, paced {
             context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
             writePaced(context.channel.allocator.buffer(data: body), pacing: pacing, context: context, keepAlive: keepAlive)

@@ -23,12 +23,10 @@ enum ResponseHead {
     }
 
     /// Writes the status line, `headers` (except the framing and connection headers, which
-    /// this sets), and the blank line. Returns false, writing nothing, when a header could
-    /// not be written as is (CR, LF or NUL in a value, a name that is not a token).
-    @discardableResult
+    /// this sets), and the blank line. The caller has checked `headers.areWritable`
+    /// (`HTTPRequestHandler.carryOut` does, once per plan).
     static func write(status: Int, http10: Bool = false, headers: HeaderFields, framing: Framing, keepAlive: Bool,
-                      into buffer: inout ByteBuffer) -> Bool {
-        guard headers.areWritable else { return false }
+                      into buffer: inout ByteBuffer) {
         buffer.writeStaticString(http10 ? "HTTP/1.0 " : "HTTP/1.1 ")
         if (100...599).contains(status) {
             buffer.writeBytes(statusLines[status - 100])
@@ -52,7 +50,6 @@ enum ResponseHead {
             break
         }
         buffer.writeStaticString(keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n")
-        return true
     }
 
     /// One chunk of a chunked body: size in hex, CRLF, the bytes, CRLF.
