@@ -6,7 +6,6 @@ import MockServer
 import MockServerCLI
 import Scenarios
 
-@main
 struct MockServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mock-server",
@@ -29,14 +28,14 @@ struct FixtureOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("An API variant to play; repeat for several. One of: \(VariantSelection.names.joined(separator: ", ")). Default: original.", valueName: "name"))
     var variant: [String] = []
 
-    var fixturesDirectory: URL {
+    static func directory(_ fixtures: String?) -> URL {
         fixtures.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? MockFixtures.directory
     }
 
     /// The built-in scenarios, plus `scenarios/` of a custom fixtures folder.
-    var scenarioDirectories: [URL] {
+    static func scenarioDirectories(_ fixtures: String?) -> [URL] {
         var folders = [MockFixtures.scenarios]
-        if fixtures != nil { folders.append(fixturesDirectory.appendingPathComponent("scenarios")) }
+        if fixtures != nil { folders.append(directory(fixtures).appendingPathComponent("scenarios")) }
         return folders
     }
 

@@ -14,30 +14,30 @@ struct Serve: AsyncParsableCommand {
         discussion: "Prints exactly one line, `Listening on http://HOST:PORT`, to standard output once the port is bound.")
 
     @Option(help: "The address to listen on.")
-    var host = "127.0.0.1"
+    var host: String = ServeSettings.defaults.host
 
     @Option(help: "The port to listen on; 0 picks a free port (the line printed at start says which).")
-    var port = 8080
+    var port: Int = ServeSettings.defaults.port
 
     @OptionGroup var fixtureOptions: FixtureOptions
 
     @Option(name: .customLong("log-level"), help: "Log detail on standard error: \(LogLevelOption.allCases.map(\.rawValue).joined(separator: ", ")).")
-    var logLevel: LogLevelOption = .info
+    var logLevel: LogLevelOption = ServeSettings.defaults.logLevel
 
     @Option(name: .customLong("max-body-size"), help: "The largest request body accepted, in bytes; larger ones get 413.")
-    var maxBodySize = 8 * 1024 * 1024
+    var maxBodySize: Int = ServeSettings.defaults.maxBodySize
 
     @Option(name: .customLong("journal-capacity"), help: "How many requests the journal keeps (the total count stays exact).")
-    var journalCapacity = 10_000
+    var journalCapacity: Int = ServeSettings.defaults.journalCapacity
 
     @Option(help: ArgumentHelp("The scenario to start with: a name (see `mock-server scenarios`) or a scenario file.", valueName: "name|file"))
-    var scenario = Scenario.happyPath.name
+    var scenario: String = ServeSettings.defaults.scenario
 
     @Option(name: .customLong("time-scale"), help: "Multiply every delay and throttle interval by this factor (e.g. 0.01 in CI).")
-    var timeScale = 1.0
+    var timeScale: Double = ServeSettings.defaults.timeScale
 
     @Option(help: "The seed for every random choice (latency, probabilistic outcomes, secrets).")
-    var seed: UInt64 = 0
+    var seed: UInt64 = ServeSettings.defaults.seed
 
     @Flag(help: "Reload fixtures and scenarios when their files change; a broken file is reported and the last good version keeps serving.")
     var watch = false
@@ -49,27 +49,68 @@ struct Serve: AsyncParsableCommand {
     var state: String?
 
     func validate() throws {
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
-        guard maxBodySize > 0 else { throw ValidationError("--max-body-size must be positive") }
-        guard journalCapacity > 0 else { throw ValidationError("--journal-capacity must be positive") }
-        guard timeScale >= 0, timeScale.isFinite else { throw ValidationError("--time-scale must be zero or more") }
-        if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256") }
+        if let problem = settings.problem { throw ValidationError(problem) }
+    }
+
+    /// What was asked for, without the parser's property wrappers.
+    var settings: ServeSettings {
+        ServeSettings(host: host, port: port, fixtures: fixtureOptions.fixtures, variants: fixtureOptions.variant,
+                      logLevel: logLevel, maxBodySize: maxBodySize, journalCapacity: journalCapacity, scenario: scenario,
+                      timeScale: timeScale, seed: seed, watch: watch, threads: threads, state: state)
     }
 
     func run() async throws {
+        try await settings.run()
+    }
+}
+
+/// The `serve` command's settings, as plain values: `Serve` builds them with
+/// ArgumentParser, and `init?(quick:)` builds them directly for the common invocations.
+struct ServeSettings: Equatable, Sendable {
+    var host = "127.0.0.1"
+    var port = 8080
+    var fixtures: String?
+    var variants: [String] = []
+    var logLevel: LogLevelOption = .info
+    var maxBodySize = 8 * 1024 * 1024
+    var journalCapacity = 10_000
+    var scenario = Scenario.happyPath.name
+    var timeScale = 1.0
+    var seed: UInt64 = 0
+    var watch = false
+    var threads: Int?
+    var state: String?
+
+    static let defaults = ServeSettings()
+
+    /// What is wrong with these settings, in the words ArgumentParser prints; nil if nothing.
+    var problem: String? {
+        if !(0...65535).contains(port) { return "--port must be between 0 and 65535" }
+        if maxBodySize <= 0 { return "--max-body-size must be positive" }
+        if journalCapacity <= 0 { return "--journal-capacity must be positive" }
+        if !(timeScale >= 0 && timeScale.isFinite) { return "--time-scale must be zero or more" }
+        if let threads, !(1...256).contains(threads) { return "--threads must be between 1 and 256" }
+        do { _ = try VariantSelection.parse(variants) } catch { return error.description }
+        return nil
+    }
+
+    var fixturesDirectory: URL { FixtureOptions.directory(fixtures) }
+    var scenarioDirectories: [URL] { FixtureOptions.scenarioDirectories(fixtures) }
+
+    func run() async throws {
         let logger = logLevel.bootstrap()
-        let variants = try VariantSelection.parse(fixtureOptions.variant)
+        let variants = try VariantSelection.parse(variants)
 
         let engine: MockEngine
         do {
             let selection = try ScenarioOption.resolve(scenario)
             engine = try MockEngine(configuration: EngineConfiguration(
-                fixturesDirectory: fixtureOptions.fixturesDirectory,
+                fixturesDirectory: fixturesDirectory,
                 restaurantVariant: variants.restaurant,
                 openMarketVariant: variants.openMarket,
                 journalCapacity: journalCapacity,
                 seed: seed,
-                scenarioDirectories: fixtureOptions.scenarioDirectories,
+                scenarioDirectories: scenarioDirectories,
                 extraScenarios: selection.extra,
                 scenario: selection.name,
                 timeScale: timeScale))
@@ -90,7 +131,7 @@ struct Serve: AsyncParsableCommand {
         try await listen(server)
         var watcher: FixtureWatcher?
         if watch {
-            watcher = FixtureWatcher(engine: engine, folders: [fixtureOptions.fixturesDirectory] + fixtureOptions.scenarioDirectories, logger: logger)
+            watcher = FixtureWatcher(engine: engine, folders: [fixturesDirectory] + scenarioDirectories, logger: logger)
             await watcher?.start()
         }
 

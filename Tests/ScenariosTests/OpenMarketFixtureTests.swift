@@ -43,6 +43,25 @@ import Testing
         #expect(error.problems.allSatisfy { $0.file.hasSuffix("openmarket/products.json") })
     }
 
+    /// Shape problems are all reported at once, each with its own path, not just the first.
+    @Test func everyShapeProblemIsReported() throws {
+        let folder = try brokenCopy("products.json") { text in
+            var lines = text.components(separatedBy: "\n")
+            lines[2] = lines[2].replacingOccurrences(of: #""price": (\d+)"#, with: "\"price\": \"$1\"", options: .regularExpression)
+            lines[3] = lines[3].replacingOccurrences(of: #""stock": \d+, "#, with: "", options: .regularExpression)
+            lines[4] = lines[4].replacingOccurrences(of: #"{"id": 3,"#, with: #"{"id": 3.5,"#)
+            lines[5] = lines[5].replacingOccurrences(of: #""images": \[\{"id": \d+"#, with: #""images": [{"id": null"#, options: .regularExpression)
+            return lines.joined(separator: "\n")
+        }
+        let error = try #require(throws: FixtureError.self) { try FixtureSet.load(from: folder) }
+        let found = Dictionary(error.problems.map { ($0.jsonPath, $0.reason) }, uniquingKeysWith: { first, _ in first })
+        #expect(found["$.products[0].price"] == "expected a number, found a string")
+        #expect(found["$.products[1].stock"] == "required key \"stock\" is missing")
+        #expect(found["$.products[2].id"] == "expected an integer, found 3.5")
+        #expect(found["$.products[3].images[0].id"] == "expected an integer, found null")
+        #expect(error.problems.count == 4, "\(error.problems)")
+    }
+
     @Test func wrongTypeInVendors() throws {
         let folder = try brokenCopy("vendors.json") { $0.replacingOccurrences(of: "\"id\": 3,", with: "\"id\": \"3\",") }
         let error = try #require(throws: FixtureError.self) { try FixtureSet.load(from: folder) }

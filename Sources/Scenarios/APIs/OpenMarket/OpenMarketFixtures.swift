@@ -50,8 +50,6 @@ public struct OpenMarketFixtures: Sendable {
         }
     }
 
-    struct VendorsFile: Codable { var vendors: [Vendor] }
-    struct ProductsFile: Codable { var products: [Product] }
 
     public var vendors: [Vendor]
     public var products: [Product]
@@ -66,8 +64,8 @@ public struct OpenMarketFixtures: Sendable {
         var problems: [FixtureProblem] = []
         var vendors: [Vendor] = []
         var products: [Product] = []
-        do { vendors = try FixtureFile.decode(VendorsFile.self, from: vendorsURL).vendors } catch { problems += error.problems }
-        do { products = try FixtureFile.decode(ProductsFile.self, from: productsURL).products } catch { problems += error.problems }
+        do { vendors = try FixtureFile.read(vendorsURL) { FixtureFields($1, "$", $0)?.list("vendors", Vendor.init(fixture:_:_:)) } } catch { problems += error.problems }
+        do { products = try FixtureFile.read(productsURL) { FixtureFields($1, "$", $0)?.list("products", Product.init(fixture:_:_:)) } } catch { problems += error.problems }
         guard problems.isEmpty else { throw FixtureError(problems) }
 
         problems += checkVendors(vendors, file: vendorsURL.path)
@@ -124,5 +122,39 @@ public struct OpenMarketFixtures: Sendable {
             }
         }
         return problems
+    }
+}
+
+// Reading the fixture files (see `FixtureFields`); the keys are the `CodingKeys` above.
+extension OpenMarketFixtures.Vendor {
+    init?(fixture json: JSONValue, _ path: String, _ reader: JSONReader) {
+        guard let o = FixtureFields(json, path, reader) else { return nil }
+        let id = o.int("id"), name = o.string("name"), identifier = o.string("identifier"), password = o.string("password")
+        let createdAt = o.string("created_at"), issuedAt = o.string("issued_at")
+        guard let id, let name, let identifier, let password, let createdAt, let issuedAt else { return nil }
+        self.init(id: id, name: name, identifier: identifier, password: password, createdAt: createdAt, issuedAt: issuedAt)
+    }
+}
+
+extension OpenMarketFixtures.ProductImage {
+    init?(fixture json: JSONValue, _ path: String, _ reader: JSONReader) {
+        guard let o = FixtureFields(json, path, reader) else { return nil }
+        let id = o.int("id"), file = o.string("file")
+        guard let id, let file else { return nil }
+        self.init(id: id, file: file)
+    }
+}
+
+extension OpenMarketFixtures.Product {
+    init?(fixture json: JSONValue, _ path: String, _ reader: JSONReader) {
+        guard let o = FixtureFields(json, path, reader) else { return nil }
+        let id = o.int("id"), vendorID = o.int("vendor_id"), name = o.string("name"), description = o.string("description")
+        let currency = o.string("currency"), price = o.double("price"), discountedPrice = o.double("discounted_price")
+        let stock = o.int("stock"), secret = o.string("secret"), createdAt = o.string("created_at"), issuedAt = o.string("issued_at")
+        let images = o.list("images", OpenMarketFixtures.ProductImage.init(fixture:_:_:))
+        guard let id, let vendorID, let name, let description, let currency, let price, let discountedPrice,
+              let stock, let secret, let createdAt, let issuedAt, let images else { return nil }
+        self.init(id: id, vendorID: vendorID, name: name, description: description, currency: currency, price: price,
+                  discountedPrice: discountedPrice, stock: stock, secret: secret, createdAt: createdAt, issuedAt: issuedAt, images: images)
     }
 }

@@ -30,9 +30,6 @@ public struct RestaurantFixtures: Sendable {
         }
     }
 
-    struct CategoriesFile: Codable { var categories: [Category] }
-    struct MenuFile: Codable { var items: [MenuItem] }
-
     public var categories: [Category]
     public var items: [MenuItem]
     /// Image bytes by file name, read once at load.
@@ -51,8 +48,8 @@ public struct RestaurantFixtures: Sendable {
         var problems: [FixtureProblem] = []
         var categories: [Category] = []
         var items: [MenuItem] = []
-        do { categories = try FixtureFile.decode(CategoriesFile.self, from: categoriesURL).categories } catch { problems += error.problems }
-        do { items = try FixtureFile.decode(MenuFile.self, from: menuURL).items } catch { problems += error.problems }
+        do { categories = try FixtureFile.read(categoriesURL) { FixtureFields($1, "$", $0)?.list("categories", Category.init(fixture:_:_:)) } } catch { problems += error.problems }
+        do { items = try FixtureFile.read(menuURL) { FixtureFields($1, "$", $0)?.list("items", MenuItem.init(fixture:_:_:)) } } catch { problems += error.problems }
         guard problems.isEmpty else { throw FixtureError(problems) }
 
         problems += checkCategories(categories, file: categoriesURL.path)
@@ -136,5 +133,26 @@ public struct RestaurantFixtures: Sendable {
         }
         let modified = modificationDate(of: url.path) ?? Date(timeIntervalSince1970: 0)
         return .success(StaticAsset(name: name, data: data, contentType: format.mimeType, lastModified: modified))
+    }
+}
+
+// Reading the fixture files (see `FixtureFields`); the keys are the `CodingKeys` above.
+extension RestaurantFixtures.Category {
+    init?(fixture json: JSONValue, _ path: String, _ reader: JSONReader) {
+        guard let o = FixtureFields(json, path, reader) else { return nil }
+        let id = o.int("id"), name = o.string("name")
+        guard let id, let name else { return nil }
+        self.init(id: id, name: name)
+    }
+}
+
+extension RestaurantFixtures.MenuItem {
+    init?(fixture json: JSONValue, _ path: String, _ reader: JSONReader) {
+        guard let o = FixtureFields(json, path, reader) else { return nil }
+        let id = o.int("id"), name = o.string("name"), description = o.string("description"), price = o.double("price")
+        let category = o.string("category"), estimatedPrepTime = o.int("estimated_prep_time"), image = o.string("image")
+        guard let id, let name, let description, let price, let category, let estimatedPrepTime, let image else { return nil }
+        self.init(id: id, name: name, description: description, price: price, category: category,
+                  estimatedPrepTime: estimatedPrepTime, image: image)
     }
 }

@@ -1,0 +1,97 @@
+import Foundation
+
+/// Reads fixture files through `JSONParser` and `JSONReader` instead of `JSONDecoder`.
+///
+/// Decoding `products.json` with `JSONDecoder` was the largest single share of start-up
+/// (#7): every generic container it instantiates costs runtime conformance lookups, which
+/// a statically linked binary pays by scanning all of its conformance records. Fixture
+/// types read themselves from the parsed value here, and report problems with the same
+/// file, JSON path and wording as before. Unknown keys are ignored, as `Decodable` did.
+extension FixtureFile {
+    /// Parses the file at `url` and builds a value from it with `build`, which reports
+    /// its problems on the reader and returns nil when there were any.
+    static func read<T>(_ url: URL, _ build: (JSONReader, JSONValue) -> T?) throws(FixtureError) -> T {
+        let data = try read(url)
+        guard let json = JSONValue(parsing: data) else {
+            // Let the decoder say where the syntax breaks.
+            _ = try decode(JSONValue.self, from: data, file: url.path)
+            throw FixtureError(file: url.path, reason: "not valid JSON")
+        }
+        let reader = JSONReader(file: url.path)
+        let value = build(reader, json)
+        guard reader.problems.isEmpty, let value else {
+            throw FixtureError(reader.problems.isEmpty ? [FixtureProblem(file: url.path, reason: "cannot be read as a fixture file")] : reader.problems)
+        }
+        return value
+    }
+}
+
+/// The members of one JSON object in a fixture file, read by key with type checks.
+/// Each accessor reports a missing key or a wrong type at `path.key` and returns nil.
+struct FixtureFields {
+    let reader: JSONReader
+    let path: String
+    let members: [String: JSONValue]
+
+    /// The object at `path`, or nil (with a problem) when `value` is not an object.
+    init?(_ value: JSONValue, _ path: String, _ reader: JSONReader) {
+        guard case .object(let members) = value else {
+            reader.problem(path, "expected an object, found \(value.typeName)")
+            return nil
+        }
+        self.reader = reader
+        self.path = path
+        self.members = members
+    }
+
+    private func required(_ key: String, _ expected: String) -> JSONValue? {
+        guard let value = members[key] else {
+            reader.problem("\(path).\(key)", "required key \"\(key)\" is missing")
+            return nil
+        }
+        if case .null = value {
+            reader.problem("\(path).\(key)", "expected \(expected), found null")
+            return nil
+        }
+        return value
+    }
+
+    private func mismatch(_ key: String, _ expected: String, _ value: JSONValue) {
+        reader.problem("\(path).\(key)", "expected \(expected), found \(value.typeName)")
+    }
+
+    func string(_ key: String) -> String? {
+        guard let value = required(key, "a string") else { return nil }
+        guard case .string(let text) = value else { mismatch(key, "a string", value); return nil }
+        return text
+    }
+
+    func double(_ key: String) -> Double? {
+        guard let value = required(key, "a number") else { return nil }
+        guard case .number(let number) = value else { mismatch(key, "a number", value); return nil }
+        return number
+    }
+
+    func int(_ key: String) -> Int? {
+        guard let value = required(key, "an integer") else { return nil }
+        guard case .number(let number) = value else { mismatch(key, "an integer", value); return nil }
+        guard let integer = value.intValue else {
+            reader.problem("\(path).\(key)", "expected an integer, found \(JSONReader.show(number))")
+            return nil
+        }
+        return integer
+    }
+
+    /// An array whose elements are read by `element` at `path.key[i]`; nil if any fails.
+    func list<T>(_ key: String, _ element: (JSONValue, String, JSONReader) -> T?) -> [T]? {
+        guard let value = required(key, "an array") else { return nil }
+        guard case .array(let elements) = value else { mismatch(key, "an array", value); return nil }
+        var result: [T] = []
+        result.reserveCapacity(elements.count)
+        var complete = true
+        for (index, json) in elements.enumerated() {
+            if let item = element(json, "\(path).\(key)[\(index)]", reader) { result.append(item) } else { complete = false }
+        }
+        return complete ? result : nil
+    }
+}
