@@ -4,10 +4,10 @@ import Foundation
 /// `scenarios/`. Packages that depend on MockServer get the same files.
 public enum MockFixtures {
     /// The folder holding `restaurant/`, `openmarket/` and `scenarios/`.
-    public static var directory: URL {
+    /// Looked up once: finding the resource bundle is a measurable part of start-up (#7).
+    public static let directory: URL =
         Bundle.module.url(forResource: "restaurant", withExtension: nil)?.deletingLastPathComponent()
             ?? Bundle.module.bundleURL
-    }
 
     public static var restaurant: URL { directory.appendingPathComponent("restaurant") }
     public static var openMarket: URL { directory.appendingPathComponent("openmarket") }

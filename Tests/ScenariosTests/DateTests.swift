@@ -32,9 +32,30 @@ import Testing
         #expect(OpenMarketVariant.parseFixtureDate("2022-01-04T00:00:00") == midnightKST)
     }
 
-    @Test(arguments: ["2022-02-30T00:00:00.00", "2022-01-04 00:00:00.00", "2022-1-4T00:00:00", "yesterday", "2022-01-04T25:00:00.00", "2022-01-04T00:00:00.1234"])
+    @Test func fixtureDatesTakeOneToThreeFractionDigits() {
+        let midnightKST = Date(timeIntervalSince1970: 1_641_222_000)
+        #expect(OpenMarketVariant.parseFixtureDate("2022-01-04T00:00:00.5") == midnightKST.addingTimeInterval(0.5))
+        #expect(OpenMarketVariant.parseFixtureDate("2022-01-04T00:00:00.007") == midnightKST.addingTimeInterval(0.007))
+        #expect(OpenMarketVariant.parseFixtureDate("2021-12-31T23:59:59.99") == midnightKST.addingTimeInterval(-3 * 86_400 - 0.01))
+    }
+
+    @Test(arguments: ["2022-02-30T00:00:00.00", "2022-01-04 00:00:00.00", "2022-1-4T00:00:00", "yesterday", "2022-01-04T25:00:00.00",
+                      "2022-01-04T00:00:00.1234", "2022-01-04T00:00:00.", "2022-01-04T00:00:00.a", "+022-01-04T00:00:00", "2022-01-04T00:00:00Z",
+                      "２０22-01-04T00:00:00"])
     func badFixtureDatesAreRejected(text: String) {
         #expect(OpenMarketVariant.parseFixtureDate(text) == nil)
+    }
+
+    /// Delete tokens keep the form and the values they had before they were written byte
+    /// by byte: seeded runs hand out the same tokens.
+    @Test func deleteTokensAreSeededUUIDShapedHex() {
+        var random = SeededRandom(seed: 7, stream: "openmarket"), reference = random
+        for _ in 0..<50 {
+            let a = reference.next(), b = reference.next()
+            let hex = Array(StableHash.hex(a) + StableHash.hex(b))
+            let expected = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(hex[$0]) }.joined(separator: "-")
+            #expect(OpenMarketStore.token(&random) == expected)
+        }
     }
 
     @Test func civilTimeAgreesWithFoundationOverManyDays() {

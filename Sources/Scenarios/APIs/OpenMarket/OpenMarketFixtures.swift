@@ -72,6 +72,7 @@ public struct OpenMarketFixtures: Sendable {
         let vendorIDs = Set(vendors.map(\.id))
         var productIDs = Set<Int>(), imageIDs = Set<Int>()
         var images: [String: StaticAsset] = [:]
+        let imageFolders = ["origin", "thumb"].map { ($0, directory.appendingPathComponent("images/\($0)")) }
         for (index, product) in products.enumerated() {
             let path = "$.products[\(index)]"
             func problem(_ key: String, _ reason: String) {
@@ -95,8 +96,8 @@ public struct OpenMarketFixtures: Sendable {
             if product.images.isEmpty { problem("images", "a product needs at least one image") }
             for (imageIndex, image) in product.images.enumerated() {
                 if !imageIDs.insert(image.id).inserted { problem("images[\(imageIndex)].id", "duplicate image id \(image.id)") }
-                for kind in ["origin", "thumb"] where images["\(kind)/\(image.file)"] == nil {
-                    switch RestaurantFixtures.loadImage(named: image.file, in: directory.appendingPathComponent("images/\(kind)")) {
+                for (kind, folder) in imageFolders where images["\(kind)/\(image.file)"] == nil {
+                    switch RestaurantFixtures.loadImage(named: image.file, in: folder) {
                     case .success(let asset): images["\(kind)/\(image.file)"] = asset
                     case .failure(let reason): problem("images[\(imageIndex)].file", reason.replacingOccurrences(of: "images/", with: "images/\(kind)/"))
                     }

@@ -82,11 +82,20 @@ final class OpenMarketStore: Sendable {
     }
 
     /// A random token like a UUID, from the seeded generator.
+    /// Written byte by byte: every fixture product gets one at start-up (#7).
     static func token(_ random: inout SeededRandom) -> String {
-        let a = random.next(), b = random.next()
-        let hex = StableHash.hex(a) + StableHash.hex(b)
-        let chars = Array(hex)
-        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(chars[$0]) }.joined(separator: "-")
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        var written = 0
+        for word in [random.next(), random.next()] {
+            for shift in stride(from: 60, through: 0, by: -4) {
+                if written == 8 || written == 12 || written == 16 || written == 20 { text.append(UInt8(ascii: "-")) }
+                text.append(digits[Int((word >> UInt64(shift)) & 0xF)])
+                written += 1
+            }
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     // MARK: Reads

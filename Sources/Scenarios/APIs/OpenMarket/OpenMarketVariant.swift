@@ -30,24 +30,33 @@ public enum OpenMarketVariant: String, Sendable, CaseIterable {
     }
 
     /// Parses the canonical fixture format `2022-01-04T00:00:00.00` (fraction optional, KST).
+    /// Reads the fixed-width fields from the UTF-8 bytes: it runs for every fixture date
+    /// at start-up, where splitting strings showed in profiles (#7).
     public static func parseFixtureDate(_ text: String) -> Date? {
-        let halves = text.split(separator: "T", omittingEmptySubsequences: false)
-        guard halves.count == 2 else { return nil }
-        let day = halves[0].split(separator: "-", omittingEmptySubsequences: false)
-        let secondsAndFraction = halves[1].split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        let clock = secondsAndFraction[0].split(separator: ":", omittingEmptySubsequences: false)
-        guard day.count == 3, clock.count == 3, day[0].count == 4, ([day[1], day[2]] + clock).allSatisfy({ $0.count == 2 }),
-              let year = Int(day[0]), let month = Int(day[1]), let dayOfMonth = Int(day[2]),
-              let hour = Int(clock[0]), let minute = Int(clock[1]), let second = Int(clock[2])
+        let bytes = Array(text.utf8)
+        // "yyyy-MM-ddTHH:mm:ss", then optionally "." and 1 to 3 digits.
+        guard bytes.count == 19 || (21...23).contains(bytes.count) else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                let digit = Int(bytes[index]) - 48
+                guard (0...9).contains(digit) else { return nil }
+                value = value * 10 + digit
+            }
+            return value
+        }
+        let separators: [(Int, UInt8)] = [(4, UInt8(ascii: "-")), (7, UInt8(ascii: "-")), (10, UInt8(ascii: "T")),
+                                           (13, UInt8(ascii: ":")), (16, UInt8(ascii: ":"))]
+        guard separators.allSatisfy({ bytes[$0.0] == $0.1 }),
+              let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19)
         else { return nil }
         var millisecond = 0
-        if secondsAndFraction.count == 2 {
-            let fraction = secondsAndFraction[1]
-            guard (1...3).contains(fraction.count), fraction.allSatisfy(\.isNumber),
-                  let value = Int(fraction + String(repeating: "0", count: 3 - fraction.count)) else { return nil }
-            millisecond = value
+        if bytes.count > 19 {
+            guard bytes[19] == UInt8(ascii: "."), let fraction = number(20..<bytes.count) else { return nil }
+            millisecond = fraction * [100, 10, 1][bytes.count - 21]
         }
-        return CivilTime.date(year: year, month: month, day: dayOfMonth, hour: hour, minute: minute, second: second,
+        return CivilTime.date(year: year, month: month, day: day, hour: hour, minute: minute, second: second,
                               millisecond: millisecond, offsetSeconds: offsetSeconds)
     }
 }
