@@ -38,7 +38,7 @@ extension ServeSettings {
         if rest.first == "serve" { rest = rest.dropFirst() }
         var seen = Set<String>()
         while let name = rest.popFirst() {
-            guard name.hasPrefix("--"), !name.contains("="), name == "--variant" || seen.insert(name).inserted else { return nil }
+            guard name.hasPrefix("--"), !name.utf8.contains(UInt8(ascii: "=")), name == "--variant" || seen.insert(name).inserted else { return nil }
             if name == "--watch" {
                 watch = true
                 continue

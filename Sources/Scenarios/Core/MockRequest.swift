@@ -22,7 +22,8 @@ public struct MockRequest: Sendable {
         baseURL: String = "http://localhost",
         receivedAt: Date = Date(timeIntervalSince1970: 0)
     ) {
-        self.method = method.uppercased()
+        // Methods arrive upper-case from the parser; only others pay for `uppercased()`.
+        self.method = method.utf8.contains { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") } ? method.uppercased() : method
         let (path, query) = MockRequest.split(uri: uri)
         self.path = path
         self.query = query
@@ -49,13 +50,14 @@ public struct MockRequest: Sendable {
     }
 
     static func split(uri: String) -> (String, [(name: String, value: String)]) {
+        // Searched on the UTF-8 view: `firstIndex(of: Character)` walks grapheme clusters.
         var rawPath = Substring(uri)
         var rawQuery: Substring = ""
-        if let mark = uri.firstIndex(of: "?") {
+        if let mark = uri.utf8.firstIndex(of: UInt8(ascii: "?")) {
             rawPath = uri[..<mark]
-            rawQuery = uri[uri.index(after: mark)...]
+            rawQuery = uri[uri.utf8.index(after: mark)...]
         }
-        if let hash = rawQuery.firstIndex(of: "#") { rawQuery = rawQuery[..<hash] }
+        if let hash = rawQuery.utf8.firstIndex(of: UInt8(ascii: "#")) { rawQuery = rawQuery[..<hash] }
         // An absolute-form request target ("http://host/path") keeps only its path.
         if rawPath.hasPrefix("http://") || rawPath.hasPrefix("https://"),
            let afterScheme = rawPath.range(of: "://")?.upperBound {

@@ -132,15 +132,11 @@ public final class ScenarioEngine: Responder {
             Self.touch(&state, session)
             let name = requested ?? state.sessions[session]?.scenario ?? state.current
             let scenario = state.library[name] ?? .happyPath
-            var runtime = state.sessions[session]?.runtimes[name] ?? ScenarioRuntime(scenario: scenario, seed: seed, session: session)
-            let decision = runtime.decide(request)
-            var delay = 0.0
-            if let latency = decision?.outcome.latency ?? scenario.defaults.latency {
-                let stream = decision.map { "rule:\($0.ruleName)" } ?? "route:\(request.method) \(request.path)"
-                delay = runtime.sample(latency, stream: "latency|" + stream)
-            }
-            state.sessions[session]?.runtimes[name] = runtime
-            return (scenario, decision, delay)
+            // Mutated in place: a copy taken out and stored back would copy the runtime's
+            // generators on every delayed request.
+            let decided = state.sessions[session]?.runtimes[name, default: ScenarioRuntime(scenario: scenario, seed: seed, session: session)]
+                .decideWithDelay(request, defaultLatency: scenario.defaults.latency)
+            return decided.map { (scenario, $0.decision, $0.delay) } ?? (scenario, nil, 0)
         }
         guard let (scenario, decision, delay) = chosen else {
             return .error(400, ScenarioSelectionError(name: requested ?? "", known: library.names).description)

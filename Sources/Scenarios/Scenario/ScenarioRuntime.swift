@@ -77,16 +77,27 @@ public struct ScenarioRuntime: Sendable {
         return nil
     }
 
+    /// `decide`, then the delay: the outcome's latency, else `defaultLatency`, sampled from
+    /// the generator of the rule (or of the route when no rule answered).
+    public mutating func decideWithDelay(_ request: MockRequest, defaultLatency: Latency?) -> (decision: Decision?, delay: Double) {
+        let decision = decide(request)
+        guard let latency = decision?.outcome.latency ?? defaultLatency else { return (decision, 0) }
+        let stream = decision.map { "latency|rule:\($0.ruleName)" } ?? "latency|route:\(request.method) \(request.path)"
+        return (decision, sample(latency, stream: stream))
+    }
+
     /// A delay for `latency` from the generator of `stream` (a rule or a route).
     public mutating func sample(_ latency: Latency, stream: String) -> Double {
-        var generator = generator(stream)
-        defer { generators[stream] = generator }
-        return latency.sample(&generator)
+        withGenerator(stream) { latency.sample(&$0) }
     }
 
     mutating func pick(_ weighted: [WeightedOutcome], stream: String) -> Outcome {
-        var generator = generator(stream)
-        defer { generators[stream] = generator }
+        withGenerator(stream) { generator in
+            Self.pick(weighted, &generator)
+        }
+    }
+
+    private static func pick(_ weighted: [WeightedOutcome], _ generator: inout SeededRandom) -> Outcome {
         let total = weighted.reduce(0) { $0 + max(0, $1.weight) }
         var point = generator.nextUnit() * total
         for choice in weighted where choice.weight > 0 {
@@ -99,7 +110,9 @@ public struct ScenarioRuntime: Sendable {
     /// Each stream (rule or route) has its own generator, seeded from the scenario seed,
     /// the session and the stream's name: outcomes per route do not depend on how
     /// requests to other routes interleave.
-    func generator(_ stream: String) -> SeededRandom {
-        generators[stream] ?? SeededRandom(seed: seed, stream: "\(session)|\(stream)")
+    /// The generator is changed in place (not copied out and stored back).
+    private mutating func withGenerator<T>(_ stream: String, _ body: (inout SeededRandom) -> T) -> T {
+        let (seed, session) = (self.seed, self.session)
+        return body(&generators[stream, default: SeededRandom(seed: seed, stream: "\(session)|\(stream)")])
     }
 }
