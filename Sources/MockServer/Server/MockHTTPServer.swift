@@ -55,6 +55,7 @@ public actor MockHTTPServer {
         let connections = connections
         let fallbackHost = Self.urlHost(Self.reachableHost(configuration.host))
         let portBox = Locked(0)
+        let delays = DelayQueues()
 
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
@@ -70,7 +71,8 @@ public actor MockHTTPServer {
                     try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
                     try sync.addHandler(HTTPRequestHandler(
                         engine: engine, responder: responder, proxy: proxy, maxRequestBodySize: maxBody,
-                        fallbackBaseURL: "http://\(fallbackHost):\(portBox.current)", logger: logger))
+                        fallbackBaseURL: "http://\(fallbackHost):\(portBox.current)", logger: logger,
+                        delays: delays.queue(for: channel.eventLoop)))
                 }
             }
 

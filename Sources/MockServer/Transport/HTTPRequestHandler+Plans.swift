@@ -8,7 +8,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Carrying out a plan on the wire: delay on the event loop (never a sleeping thread),
+/// Carrying out a plan on the wire: delay on the event loop's `DelayQueue` (never a sleeping thread),
 /// then the response — whole, paced, or replaced by a transport fault.
 extension HTTPRequestHandler {
     func execute(_ plan: ResponsePlan, for request: HTTPRequestHead, context: ChannelHandlerContext, keepAlive: Bool) {
@@ -20,11 +20,9 @@ extension HTTPRequestHandler {
             carryOut(plan, for: request, context: context, keepAlive: keepAlive)
             return
         }
-        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        context.eventLoop.scheduleTask(in: .nanoseconds(Int64(plan.delay * 1_000_000_000))) {
-            let (handler, context) = bound.value
+        delays.schedule(at: .now() + .nanoseconds(Int64(plan.delay * 1_000_000_000))) { [self] in
             guard context.channel.isActive else { return }
-            handler.carryOut(plan, for: request, context: context, keepAlive: keepAlive)
+            carryOut(plan, for: request, context: context, keepAlive: keepAlive)
         }
     }
 

@@ -38,6 +38,8 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let maxRequestBodySize: Int
     private let fallbackBaseURL: String
     private let logger: Logger
+    /// This connection's event loop's queue of delayed responses.
+    let delays: DelayQueue
     private var state = State.idle
 
     /// The journal entry being answered and when its request arrived.
@@ -89,8 +91,9 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     init(engine: MockEngine, responder: any Responder, proxy: (any AsyncResponder)? = nil, maxRequestBodySize: Int,
-         fallbackBaseURL: String, logger: Logger) {
+         fallbackBaseURL: String, logger: Logger, delays: DelayQueue) {
         self.engine = engine
+        self.delays = delays
         self.responder = responder
         self.proxy = proxy
         self.maxRequestBodySize = maxRequestBodySize
