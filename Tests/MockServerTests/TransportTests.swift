@@ -20,6 +20,21 @@ import FoundationNetworking
         }
     }
 
+    /// Stopping closes keep-alive connections that are still open (one closed before does not get in the way).
+    @Test func stopClosesOpenConnections() async throws {
+        let server = try await TestServer.start()
+        let closedEarly = try RawConnection(port: server.port)
+        closedEarly.send("GET /categories HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+        #expect(await closedEarly.read().end == .closed)
+        let idle = try RawConnection(port: server.port)
+        idle.send("GET /categories HTTP/1.1\r\nHost: a\r\n\r\n")
+        let first = await idle.read { RawResponse.parseAll($0).first.map { r in r.body.count == Int(r.header("Content-Length") ?? "0") } ?? false }
+        #expect(first.end == .stillOpen)
+        await server.server.stop()
+        let after = await idle.read(timeout: 30)
+        #expect(after.end == .closed, "the idle keep-alive connection should be closed by stop()")
+    }
+
     @Test func keepAliveServesSeveralRequestsOnOneConnection() async throws {
         try await withServer { server in
             let connection = try RawConnection(port: server.port)

@@ -65,7 +65,7 @@ public actor MockHTTPServer {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
-                    try sync.addHandler(connections)
+                    connections.track(channel)
                     // NIO's decoder parses requests; HTTPRequestHandler writes responses as bytes
                     // and keeps pipelined requests in order itself.
                     try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))

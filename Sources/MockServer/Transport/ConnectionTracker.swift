@@ -2,21 +2,19 @@ import NIOCore
 import Scenarios
 
 /// Knows every open connection so a stopping server can close them all.
-final class ConnectionTracker: ChannelInboundHandler, Sendable {
-    typealias InboundIn = NIOAny
-
+///
+/// Not a pipeline handler: a handler sees every read of every request pass by, and this
+/// only needs to know when a connection opens and closes (#7).
+final class ConnectionTracker: Sendable {
     private let open = Locked([ObjectIdentifier: any Channel]())
 
-    func channelActive(context: ChannelHandlerContext) {
-        let channel = context.channel
-        open.withLock { $0[ObjectIdentifier(channel)] = channel }
-        context.fireChannelActive()
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        let channel = context.channel
-        open.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(channel)) }
-        context.fireChannelInactive()
+    /// Tracks `channel` until it closes.
+    func track(_ channel: any Channel) {
+        let key = ObjectIdentifier(channel)
+        open.withLock { $0[key] = channel }
+        channel.closeFuture.whenComplete { [open] _ in
+            open.withLock { _ = $0.removeValue(forKey: key) }
+        }
     }
 
     var count: Int { open.withLock { $0.count } }
