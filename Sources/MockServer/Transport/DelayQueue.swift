@@ -9,8 +9,8 @@ import Scenarios
 /// responses pending, those copies and their reference counting were ~9 % of the server's
 /// CPU in the delayed benchmark (#7), and they lengthen the wave that the last response
 /// waits behind. Scenario delays are mostly the same per route, so deadlines nearly always
-/// arrive in order: appending is O(1), and an earlier deadline is put in place by a binary
-/// search. Equal deadlines keep their arrival order.
+/// arrive in order: appending and taking the first are O(1) (a ring buffer), and an earlier
+/// deadline is put in place by a binary search. Equal deadlines keep their arrival order.
 ///
 /// Used only on its event loop (each connection's handler reaches its own loop's queue).
 final class DelayQueue {
@@ -21,9 +21,7 @@ final class DelayQueue {
 
     private let eventLoop: any EventLoop
     private let now: () -> NIODeadline
-    private var entries: [Entry] = []
-    /// Entries before this index already ran (kept to avoid shifting the array on every pop).
-    private var head = 0
+    private var entries = CircularBuffer<Entry>(initialCapacity: 64)
     private var armed: (deadline: NIODeadline, task: Scheduled<Void>)?
 
     /// `now` is the loop's clock (an `EmbeddedEventLoop`'s in tests).
@@ -33,19 +31,19 @@ final class DelayQueue {
     }
 
     /// How many actions wait (for tests).
-    var count: Int { entries.count - head }
+    var count: Int { entries.count }
 
     /// Runs `action` on the event loop at `deadline` (at once if it has passed).
     func schedule(at deadline: NIODeadline, _ action: @escaping () -> Void) {
         eventLoop.assertInEventLoop()
         let entry = Entry(deadline: deadline, action: action)
-        if let last = entries.last, head < entries.count, last.deadline > deadline {
-            var low = head, high = entries.count
+        if let last = entries.last, last.deadline > deadline {
+            var low = 0, high = entries.count
             while low < high {
                 let middle = (low + high) / 2
-                if entries[middle].deadline <= deadline { low = middle + 1 } else { high = middle }
+                if entries[entries.index(entries.startIndex, offsetBy: middle)].deadline <= deadline { low = middle + 1 } else { high = middle }
             }
-            entries.insert(entry, at: low)
+            entries.insert(entry, at: entries.index(entries.startIndex, offsetBy: low))
         } else {
             entries.append(entry)
         }
@@ -53,8 +51,7 @@ final class DelayQueue {
     }
 
     private func arm() {
-        guard head < entries.count else { return }
-        let first = entries[head].deadline
+        guard let first = entries.first?.deadline else { return }
         if let armed {
             if armed.deadline <= first { return }
             armed.task.cancel()
@@ -66,17 +63,9 @@ final class DelayQueue {
     private func fire() {
         armed = nil
         let now = now()
-        while head < entries.count, entries[head].deadline <= now {
-            let action = entries[head].action
-            head += 1
-            action()
-        }
-        if head == entries.count {
-            entries.removeAll(keepingCapacity: entries.capacity <= 4096)
-            head = 0
-        } else if head >= 1024 && head * 2 >= entries.count {
-            entries.removeFirst(head)
-            head = 0
+        while let first = entries.first, first.deadline <= now {
+            entries.removeFirst()
+            first.action()
         }
         arm()
     }
