@@ -82,6 +82,11 @@ public struct ScenarioRuntime: Sendable {
     public mutating func decideWithDelay(_ request: MockRequest, defaultLatency: Latency?) -> (decision: Decision?, delay: Double) {
         let decision = decide(request)
         guard let latency = decision?.outcome.latency ?? defaultLatency else { return (decision, 0) }
+        // A fixed delay draws nothing: no stream name to build, no generator to look up.
+        if case .fixed = latency {
+            var unused = SeededRandom(seed: 0)
+            return (decision, latency.sample(&unused))
+        }
         let stream = decision.map { "latency|rule:\($0.ruleName)" } ?? "latency|route:\(request.method) \(request.path)"
         return (decision, sample(latency, stream: stream))
     }
