@@ -44,7 +44,7 @@ extension HTTPRequestHandler {
         let bodyAllowed = plan.status != 304 && plan.status != 204 && !(100..<200).contains(plan.status)
         let body = bodyAllowed && request.method != .HEAD ? plan.body : Data()
         let paced = plan.pacing != nil && !body.isEmpty
-        var buffer = context.channel.allocator.buffer(capacity: 160 + plan.headers.fields.count * 48 + (paced ? 0 : body.count))
+        var buffer = context.channel.allocator.buffer(capacity: ResponseHead.capacity(for: plan.headers) + (paced ? 0 : body.count))
         ResponseHead.write(status: plan.status, http10: http10, headers: plan.headers,
                            framing: bodyAllowed ? .length(plan.body.count) : .none, keepAlive: keepAlive, into: &buffer)
         if let pacing = plan.pacing, paced {
