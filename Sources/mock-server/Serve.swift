@@ -30,7 +30,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("journal-capacity"), help: "How many requests the journal keeps (the total count stays exact).")
     var journalCapacity: Int = ServeSettings.defaults.journalCapacity
 
-    @Option(help: ArgumentHelp("The scenario to start with: a name (see `mock-server scenarios`) or a scenario file.", valueName: "name|file"))
+    @Option(help: ArgumentHelp("The scenario to start with: a name (the shipped ones are in Fixtures/scenarios/; a running server lists them at GET /__admin/scenarios) or a scenario file.", valueName: "name|file"))
     var scenario: String = ServeSettings.defaults.scenario
 
     @Option(name: .customLong("time-scale"), help: "Multiply every delay and throttle interval by this factor (e.g. 0.01 in CI).")

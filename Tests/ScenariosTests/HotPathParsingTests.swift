@@ -19,6 +19,23 @@ import Testing
         #expect(MockRequest(method: "GET", uri: "/x?" + query).queryValue("q") == expected)
     }
 
+    /// Items in order; empty items are skipped, a name without "=" has an empty value,
+    /// and only the first "=" separates name from value.
+    @Test func queriesSplitIntoItemsInOrder() {
+        let request = MockRequest(method: "get", uri: "/x/y?a=1&&b=&c&=d&e=f=g&caf%C3%A9=%E2%82%AC&ü=ß#frag&z=9")
+        #expect(request.method == "GET")
+        #expect(request.path == "/x/y")
+        #expect(request.query.map(\.name) == ["a", "b", "c", "", "e", "café", "ü"])
+        #expect(request.query.map(\.value) == ["1", "", "", "d", "f=g", "€", "ß"])
+        #expect(MockRequest(method: "GET", uri: "/x?").query.isEmpty)
+        #expect(MockRequest(method: "GET", uri: "/x?&&").query.isEmpty)
+        #expect(MockRequest(method: "GET", uri: "?a=1").path == "/")
+        let absolute = MockRequest(method: "GET", uri: "http://example.com:8080/api/products?page_no=2")
+        #expect(absolute.path == "/api/products")
+        #expect(absolute.queryValue("page_no") == "2")
+        #expect(MockRequest(method: "GET", uri: "https://example.com").path == "/")
+    }
+
     @Test func encodedNamesAreDecodedToo() {
         #expect(MockRequest(method: "GET", uri: "/x?page%5Fno=2").queryValue("page_no") == "2")
     }

@@ -167,7 +167,8 @@ final class LiveAPIs: Responder {
     init(_ apis: APIs) { self.apis = Locked(apis) }
     var current: APIs { apis.current }
     func replace(_ new: APIs) { apis.withLock { $0 = new } }
-    func respond(to request: MockRequest) -> ResponsePlan { current.router.respond(to: request) }
+    /// Takes only the router out of the lock: copying all of `APIs` per request showed in profiles (#7).
+    func respond(to request: MockRequest) -> ResponsePlan { apis.withLock { $0.router }.respond(to: request) }
 }
 
 /// Fixtures and scenario files read once and shared by many engines (each engine still
