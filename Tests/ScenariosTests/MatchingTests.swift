@@ -1,4 +1,5 @@
 import Foundation
+import MockFixtures
 import Testing
 @testable import Scenarios
 
@@ -91,5 +92,52 @@ func makeRequest(_ method: String = "GET", _ uri: String, headers: HeaderFields 
         let body = JSONValue(parsing: plan.body)
         #expect(body?["nearest"]?.arrayValue?.first?["route"] == "menu")
         #expect(body?["reason"]?.stringValue?.contains("GET /menus") == true)
+    }
+}
+
+/// The router tries only the routes that can match a request's first path segment; the
+/// answer must be the one a scan of every route in order gives.
+@Suite struct RouterDispatchTests {
+    static func route(_ name: String, _ pattern: RequestPattern) -> Route {
+        Route(name, pattern) { _, _ in ResponsePlan(status: 200) }
+    }
+
+    @Test func firstMatchInDeclarationOrderWins() {
+        let router = Router(routes: [
+            Self.route("param-first", .get("/{anything}/products")),
+            Self.route("literal", .get("/api/products")),
+            Self.route("api-item", .get("/api/{x}")),
+            Self.route("root", .get("/")),
+            Self.route("catch-all", RequestPattern(path: "/**")),
+            Self.route("after-catch-all", .get("/menu")),
+        ])
+        func answer(_ method: String, _ uri: String) -> String? { router.respond(to: makeRequest(method, uri)).answeredBy }
+        #expect(answer("GET", "/api/products") == "param-first")
+        #expect(answer("GET", "/api/7") == "api-item")
+        #expect(answer("GET", "//api//7/") == "api-item", "empty segments are skipped, as the matcher does")
+        #expect(answer("GET", "/") == "root")
+        #expect(answer("GET", "") == "root")
+        #expect(answer("POST", "/") == "catch-all")
+        #expect(answer("GET", "/menu") == "catch-all")
+        #expect(answer("GET", "/%61pi/7") == "catch-all", "literals are compared as sent")
+    }
+
+    @Test func agreesWithAScanOfEveryRouteOnTheShippedAPIs() throws {
+        let fixtures = try FixtureSet.load(from: MockFixtures.directory)
+        for variant in [OpenMarketVariant.jan2022, .late2022] {
+            let router = APIs(fixtures, EngineConfiguration(fixturesDirectory: MockFixtures.directory, openMarketVariant: variant)).router
+            let methods = ["GET", "HEAD", "POST", "PATCH", "DELETE", "PUT"]
+            let paths = Set(router.routes.compactMap { $0.pattern.path?.template }).flatMap { template in
+                [template, template.replacingOccurrences(of: #"\{[^}]+\}"#, with: "12", options: .regularExpression),
+                 template + "/extra", "/x" + template]
+            } + ["/", "", "/nope", "/images/1.png", "/market-images/thumb/item18.jpg", "/api/products?page_no=2&items_per_page=5", "/api/products/3/secret"]
+            for method in methods {
+                for path in paths {
+                    let request = makeRequest(method, path, headers: ["identifier": "x"], body: "{}")
+                    let scanned = router.routes.first { $0.pattern.match(request) != nil }?.name
+                    #expect(router.respond(to: request).answeredBy == scanned, "\(method) \(path)")
+                }
+            }
+        }
     }
 }

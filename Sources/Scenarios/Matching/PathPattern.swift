@@ -59,6 +59,23 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
         return nextSegment() == nil ? parameters : nil
     }
 
+    /// The first segment a matching path must have, as sent (literals are compared
+    /// before percent-decoding): "" when the pattern matches only `/`, nil when the first
+    /// segment can be anything.
+    var requiredFirstSegment: String? {
+        guard let first = segments.first else { return "" }
+        if case .literal(let literal) = first { return literal }
+        return nil
+    }
+
+    /// The first segment of `path` (leading slashes skipped), "" for `/`.
+    static func firstSegment(of path: String) -> Substring {
+        let bytes = path.utf8
+        guard let start = bytes.firstIndex(where: { $0 != UInt8(ascii: "/") }) else { return "" }
+        let end = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
+        return path[start..<end]
+    }
+
     static func split(_ path: String) -> [String] {
         path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
     }
