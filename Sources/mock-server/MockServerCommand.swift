@@ -38,10 +38,6 @@ struct FixtureOptions: ParsableArguments {
         if fixtures != nil { folders.append(directory(fixtures).appendingPathComponent("scenarios")) }
         return folders
     }
-
-    func validate() throws {
-        do { _ = try VariantSelection.parse(variant) } catch { throw ValidationError(error.description) }
-    }
 }
 
 /// `--scenario NAME|FILE`: a file is loaded (and checked) and selected by its name.

@@ -83,10 +83,7 @@ public struct ScenarioRuntime: Sendable {
         let decision = decide(request)
         guard let latency = decision?.outcome.latency ?? defaultLatency else { return (decision, 0) }
         // A fixed delay draws nothing: no stream name to build, no generator to look up.
-        if case .fixed = latency {
-            var unused = SeededRandom(seed: 0)
-            return (decision, latency.sample(&unused))
-        }
+        if let constant = latency.constant { return (decision, constant) }
         let stream = decision.map { "latency|rule:\($0.ruleName)" } ?? "latency|route:\(request.method) \(request.path)"
         return (decision, sample(latency, stream: stream))
     }

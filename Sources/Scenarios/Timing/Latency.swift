@@ -10,6 +10,12 @@ public enum Latency: Sendable, Hashable {
     /// tail of slow ones (WireMock's and real networks' shape).
     case lognormal(median: TimeInterval, sigma: Double)
 
+    /// The delay when it needs no random draw (a fixed latency); nil otherwise.
+    public var constant: TimeInterval? {
+        guard case .fixed(let seconds) = self else { return nil }
+        return max(0, seconds)
+    }
+
     /// A delay drawn with `random`; always zero or more.
     public func sample(_ random: inout SeededRandom) -> TimeInterval {
         switch self {

@@ -50,7 +50,6 @@ public struct OpenMarketFixtures: Sendable {
         }
     }
 
-
     public var vendors: [Vendor]
     public var products: [Product]
     /// Loaded image files, keyed `origin/<file>` and `thumb/<file>`.
@@ -72,7 +71,7 @@ public struct OpenMarketFixtures: Sendable {
         let vendorIDs = Set(vendors.map(\.id))
         var productIDs = Set<Int>(), imageIDs = Set<Int>()
         var images: [String: StaticAsset] = [:]
-        let imageFolders = ["origin", "thumb"].map { ($0, directory.appendingPathComponent("images/\($0)")) }
+        let imageFolders = ["origin", "thumb"].map { ($0, directory.appendingPathComponent("images/\($0)").path) }
         for (index, product) in products.enumerated() {
             let path = "$.products[\(index)]"
             func problem(_ key: String, _ reason: String) {

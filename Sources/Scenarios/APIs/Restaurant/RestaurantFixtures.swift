@@ -57,6 +57,7 @@ public struct RestaurantFixtures: Sendable {
         var seenIDs = Set<Int>()
         var images: [String: StaticAsset] = [:]
         let imagesDirectory = directory.appendingPathComponent("images")
+        let imagesFolder = imagesDirectory.path
         for (index, item) in items.enumerated() {
             let path = "$.items[\(index)]"
             func problem(_ key: String, _ reason: String) {
@@ -70,7 +71,7 @@ public struct RestaurantFixtures: Sendable {
                 problem("category", "\"\(item.category)\" is not in categories.json (\(categories.map(\.name).joined(separator: ", ")))")
             }
             guard images[item.image] == nil else { continue }
-            switch loadImage(named: item.image, in: imagesDirectory) {
+            switch loadImage(named: item.image, in: imagesFolder) {
             case .success(let asset): images[item.image] = asset
             case .failure(let reason): problem("image", reason)
             }
@@ -81,7 +82,7 @@ public struct RestaurantFixtures: Sendable {
         for item in items {
             let jpeg = RestaurantVariant.vapor8090.imageName(item.image)
             guard images[jpeg] == nil, FileManager.default.fileExists(atPath: imagesDirectory.appendingPathComponent(jpeg).path) else { continue }
-            switch loadImage(named: jpeg, in: imagesDirectory) {
+            switch loadImage(named: jpeg, in: imagesFolder) {
             case .success(let asset): images[jpeg] = asset
             case .failure(let reason): problems.append(FixtureProblem(file: imagesDirectory.appendingPathComponent(jpeg).path, reason: reason))
             }
@@ -135,11 +136,12 @@ public struct RestaurantFixtures: Sendable {
         return complete ? (data, modified) : nil
     }
 
-    static func loadImage(named name: String, in directory: URL) -> ImageLoad {
+    /// `folder` is a path, computed once by the caller rather than per image.
+    static func loadImage(named name: String, in folder: String) -> ImageLoad {
         guard !name.isEmpty, !name.contains("/"), !name.hasPrefix(".") else {
             return .failure("\"\(name)\" must be a plain file name inside images/")
         }
-        guard let (data, modified) = readFile(atPath: directory.path + "/" + name) else {
+        guard let (data, modified) = readFile(atPath: folder + "/" + name) else {
             return .failure("image file images/\(name) cannot be read")
         }
         guard let format = ImageFormat(sniffing: data) else {
