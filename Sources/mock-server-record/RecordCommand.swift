@@ -15,7 +15,13 @@ struct RecordCommand: AsyncParsableCommand {
             upstream's address in text bodies and Location rewritten to this server's. Each exchange is \
             written at once to DIR/scenarios/NAME.json and DIR/scenarios/NAME/ (varying headers such as \
             Date and request ids left out). Replay with: mock-server serve --fixtures DIR --scenario NAME
+            Exit status: 0 after a clean stop, 1 when it cannot listen, 2 for bad arguments.
             """)
+
+    /// Bad arguments exit 2, like `mock-server`'s.
+    static func main() async {
+        await UsageExit.main(RecordCommand.self, Array(CommandLine.arguments.dropFirst()))
+    }
 
     @Option(help: ArgumentHelp("The real server, e.g. http://localhost:8080 or https://example.com/api.", valueName: "url"))
     var upstream: String

@@ -16,8 +16,7 @@ enum Main {
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
         guard let settings = ServeSettings(quick: arguments) else {
-            await MockServerCommand.main(arguments)
-            return
+            await UsageExit.main(MockServerCommand.self, arguments)
         }
         do {
             try await settings.run()
@@ -52,6 +51,7 @@ extension ServeSettings {
             case "--log-level": guard let level = LogLevelOption(rawValue: value) else { return nil }; logLevel = level
             case "--max-body-size": guard let number = Int(value) else { return nil }; maxBodySize = number
             case "--journal-capacity": guard let number = Int(value) else { return nil }; journalCapacity = number
+            case "--journal-max-bytes": guard let number = Int(value) else { return nil }; journalMaxBytes = number
             case "--scenario": scenario = value
             case "--time-scale": guard let number = Double(value) else { return nil }; timeScale = number
             case "--seed": guard let number = UInt64(value) else { return nil }; seed = number

@@ -44,7 +44,7 @@ import FoundationNetworking
         single.signal(SIGTERM)
         #expect(await single.waitForExit() == 0)
         let (status, _, stderr) = try await MockServerProcess.run(["--port", "0", "--threads", "0"])
-        #expect(status != 0)
+        #expect(status == 2)
         #expect(stderr.contains("--threads must be between 1 and 256"))
     }
 
@@ -65,8 +65,52 @@ import FoundationNetworking
 
     @Test func unknownVariantIsAUsageError() async throws {
         let (status, _, stderr) = try await MockServerProcess.run(["--variant", "vintage"])
-        #expect(status != 0)
+        #expect(status == 2)
         #expect(stderr.contains("unknown variant \"vintage\""))
+    }
+
+    /// Every kind of usage error exits 2, as `--help` and the README say (ArgumentParser's
+    /// own default is 64), with ArgumentParser's message on standard error and nothing on stdout.
+    static let badArguments: [(arguments: [String], says: String)] = [
+        (["--port", "abc"], "--port"),
+        (["--port=abc"], "--port"),
+        (["--no-such-flag"], "--no-such-flag"),
+        (["--variant", "no-such"], "no-such"),
+        (["--threads", "0"], "--threads"),
+        (["--port", "99999"], "--port"),
+        (["--time-scale", "-1"], "--time-scale"),
+        (["--log-level", "loud"], "loud"),
+        (["validate"], "validate"),
+        (["no-such-subcommand"], "no-such-subcommand"),
+        (["serve", "--port"], "--port"),
+    ]
+
+    @Test(arguments: badArguments)
+    func badArgumentsExit2(arguments: [String], says: String) async throws {
+        let (status, stdout, stderr) = try await MockServerProcess.run(arguments)
+        #expect(status == 2, "\(arguments) exited \(status): \(stderr)")
+        #expect(stdout.isEmpty, "\(arguments) wrote to stdout: \(stdout)")
+        #expect(stderr.contains(says), "\(arguments): \(stderr)")
+        #expect(stderr.lowercased().contains("usage"), "\(arguments) prints no usage: \(stderr)")
+    }
+
+    @Test func recorderBadArgumentsExit2() async throws {
+        let (status, _, stderr) = try await MockServerProcess.run(["record", "--port", "abc"])
+        #expect(status == 2, "\(stderr)")
+        let (missing, _, missingError) = try await MockServerProcess.run(["record"])
+        #expect(missing == 2, "\(missingError)")
+        #expect(missingError.contains("--upstream"))
+        let (help, helpText, _) = try await MockServerProcess.run(["record", "--help"])
+        #expect(help == 0)
+        #expect(helpText.contains("Exit status"))
+    }
+
+    @Test func helpExitsZero() async throws {
+        for arguments in [["--help"], ["serve", "--help"], ["validate", "--help"], ["help"]] {
+            let (status, stdout, _) = try await MockServerProcess.run(arguments)
+            #expect(status == 0, "\(arguments)")
+            #expect(stdout.contains("USAGE"), "\(arguments)")
+        }
     }
 
     @Test func communityVariantFromTheCommandLine() async throws {
@@ -82,7 +126,7 @@ import FoundationNetworking
     @Test func helpDocumentsEveryFlag() async throws {
         let (status, stdout, _) = try await MockServerProcess.run(["serve", "--help"])
         #expect(status == 0)
-        for flag in ["--host", "--port", "--fixtures", "--variant", "--log-level", "--max-body-size", "--journal-capacity",
+        for flag in ["--host", "--port", "--fixtures", "--variant", "--log-level", "--max-body-size", "--journal-capacity", "--journal-max-bytes",
                      "--scenario", "--time-scale", "--seed", "--state", "--watch"] {
             #expect(stdout.contains(flag), "--help does not mention \(flag)")
         }
