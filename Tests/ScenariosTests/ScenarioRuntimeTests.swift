@@ -119,6 +119,45 @@ import Testing
         #expect(menuAlone == menuMixed)
     }
 
+    /// One rule for every path (the shipped `flaky`): each route still has its own
+    /// sequence, whatever other routes' traffic does (#12: it used to be one stream per rule).
+    @Test func oneCatchAllRuleKeepsASequencePerRoute() {
+        var alone = runtime([Self.flaky], seed: 20220104)
+        let categoriesAlone = statuses(&alone, makeRequest("GET", "/categories"), count: 60)
+        var mixed = runtime([Self.flaky], seed: 20220104)
+        var categoriesMixed: [Int?] = []
+        for index in 0..<60 {
+            for _ in 0..<(index % 4) { _ = mixed.decide(makeRequest("GET", "/menu")) }
+            categoriesMixed += statuses(&mixed, makeRequest("GET", "/categories"), count: 1)
+        }
+        #expect(categoriesAlone == categoriesMixed)
+        #expect(categoriesAlone.contains(503) && categoriesAlone.contains(200), "the sequence must mix outcomes to mean anything")
+    }
+
+    /// Latency draws are per route too.
+    @Test func latencyDrawsArePerRoute() {
+        let slow = Rule("slow", RequestPattern(path: "/**"), always: Outcome(.simulator, latency: .uniform(min: 0, max: 1)))
+        var alone = runtime([slow], seed: 5), mixed = runtime([slow], seed: 5)
+        let menu = makeRequest("GET", "/menu"), other = makeRequest("GET", "/categories")
+        let delaysAlone = (0..<20).map { _ in alone.decideWithDelay(menu, defaultLatency: nil).delay }
+        let delaysMixed = (0..<20).map { _ -> Double in
+            _ = mixed.decideWithDelay(other, defaultLatency: nil)
+            return mixed.decideWithDelay(menu, defaultLatency: nil).delay
+        }
+        #expect(delaysAlone == delaysMixed)
+    }
+
+    /// A client walking endless distinct paths cannot grow the generator table without bound.
+    @Test func generatorsAreBounded() {
+        var r = runtime([Self.flaky], seed: 1)
+        for index in 0..<(ScenarioRuntime.maxStreams + 500) { _ = r.decide(makeRequest("GET", "/images/\(index).png")) }
+        #expect(r.saved.generators.count <= ScenarioRuntime.maxStreams + 1)
+        // Past the bound the draws are still reproducible.
+        var again = runtime([Self.flaky], seed: 1)
+        for index in 0..<(ScenarioRuntime.maxStreams + 500) { _ = again.decide(makeRequest("GET", "/images/\(index).png")) }
+        #expect(statuses(&r, makeRequest("GET", "/images/x.png"), count: 30) == statuses(&again, makeRequest("GET", "/images/x.png"), count: 30))
+    }
+
     @Test func sessionsHaveTheirOwnStreams() {
         var a = runtime([Self.flaky], seed: 7, session: "a"), b = runtime([Self.flaky], seed: 7, session: "b")
         #expect(statuses(&a, makeRequest("GET", "/menu"), count: 200) != statuses(&b, makeRequest("GET", "/menu"), count: 200))

@@ -66,7 +66,7 @@ public struct ScenarioRuntime: Sendable {
                 }
             case .random(let weighted):
                 guard !weighted.isEmpty else { continue }
-                outcome = pick(weighted, stream: "rule:\(rule.name)")
+                outcome = pick(weighted, stream: Self.stream("rule:\(rule.name)", request))
             }
             hits[index] = count + 1
             if let transition = rule.state, let next = transition.becomes {
@@ -84,7 +84,7 @@ public struct ScenarioRuntime: Sendable {
         guard let latency = decision?.outcome.latency ?? defaultLatency else { return (decision, 0) }
         // A fixed delay draws nothing: no stream name to build, no generator to look up.
         if let constant = latency.constant { return (decision, constant) }
-        let stream = decision.map { "latency|rule:\($0.ruleName)" } ?? "latency|route:\(request.method) \(request.path)"
+        let stream = Self.stream(decision.map { "latency|rule:\($0.ruleName)" } ?? "latency", request)
         return (decision, sample(latency, stream: stream))
     }
 
@@ -109,12 +109,24 @@ public struct ScenarioRuntime: Sendable {
         return weighted[weighted.count - 1].outcome
     }
 
-    /// Each stream (rule or route) has its own generator, seeded from the scenario seed,
-    /// the session and the stream's name: outcomes per route do not depend on how
-    /// requests to other routes interleave.
-    /// The generator is changed in place (not copied out and stored back).
+    /// The stream of a draw: what draws (a rule's outcome, a latency) and for which route
+    /// (method and path), so one route's sequence does not depend on other routes' traffic.
+    static func stream(_ kind: String, _ request: MockRequest) -> String {
+        "\(kind)|\(request.method) \(request.path)"
+    }
+
+    /// The most streams one runtime keeps a generator for. Past it (a client walking
+    /// through endless distinct paths), new streams share one overflow generator: memory
+    /// stays bounded, and the same traffic still gives the same outcomes.
+    public static let maxStreams = 4_096
+    static let overflowStream = "overflow"
+
+    /// Each stream has its own generator, seeded from the scenario seed, the session and
+    /// the stream's name: outcomes per route do not depend on how requests to other
+    /// routes interleave. The generator is changed in place (not copied out and stored back).
     private mutating func withGenerator<T>(_ stream: String, _ body: (inout SeededRandom) -> T) -> T {
         let (seed, session) = (self.seed, self.session)
-        return body(&generators[stream, default: SeededRandom(seed: seed, stream: "\(session)|\(stream)")])
+        let key = generators[stream] != nil || generators.count < Self.maxStreams ? stream : Self.overflowStream
+        return body(&generators[key, default: SeededRandom(seed: seed, stream: "\(session)|\(key)")])
     }
 }
