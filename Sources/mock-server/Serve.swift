@@ -30,6 +30,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("journal-capacity"), help: "How many requests the journal keeps (the total count stays exact).")
     var journalCapacity: Int = ServeSettings.defaults.journalCapacity
 
+    @Option(name: .customLong("journal-max-bytes"), help: "The most bytes the journal keeps (request bodies, headers, paths); the oldest entries go first past it.")
+    var journalMaxBytes: Int = ServeSettings.defaults.journalMaxBytes
+
     @Option(help: ArgumentHelp("The scenario to start with: a name (the shipped ones are in Fixtures/scenarios/; a running server lists them at GET /__admin/scenarios) or a scenario file.", valueName: "name|file"))
     var scenario: String = ServeSettings.defaults.scenario
 
@@ -55,7 +58,8 @@ struct Serve: AsyncParsableCommand {
     /// What was asked for, without the parser's property wrappers.
     var settings: ServeSettings {
         ServeSettings(host: host, port: port, fixtures: fixtureOptions.fixtures, variants: fixtureOptions.variant,
-                      logLevel: logLevel, maxBodySize: maxBodySize, journalCapacity: journalCapacity, scenario: scenario,
+                      logLevel: logLevel, maxBodySize: maxBodySize, journalCapacity: journalCapacity,
+                      journalMaxBytes: journalMaxBytes, scenario: scenario,
                       timeScale: timeScale, seed: seed, watch: watch, threads: threads, state: state)
     }
 
@@ -74,6 +78,7 @@ struct ServeSettings: Equatable, Sendable {
     var logLevel: LogLevelOption = .info
     var maxBodySize = 8 * 1024 * 1024
     var journalCapacity = 10_000
+    var journalMaxBytes = 64 * 1024 * 1024
     var scenario = Scenario.happyPath.name
     var timeScale = 1.0
     var seed: UInt64 = 0
@@ -88,6 +93,7 @@ struct ServeSettings: Equatable, Sendable {
         if !(0...65535).contains(port) { return "--port must be between 0 and 65535" }
         if maxBodySize <= 0 { return "--max-body-size must be positive" }
         if journalCapacity <= 0 { return "--journal-capacity must be positive" }
+        if journalMaxBytes <= 0 { return "--journal-max-bytes must be positive" }
         if !(timeScale >= 0 && timeScale.isFinite) { return "--time-scale must be zero or more" }
         if let threads, !(1...256).contains(threads) { return "--threads must be between 1 and 256" }
         do { _ = try VariantSelection.parse(variants) } catch { return error.description }
@@ -109,6 +115,7 @@ struct ServeSettings: Equatable, Sendable {
                 restaurantVariant: variants.restaurant,
                 openMarketVariant: variants.openMarket,
                 journalCapacity: journalCapacity,
+                journalByteBudget: journalMaxBytes,
                 seed: seed,
                 scenarioDirectories: scenarioDirectories,
                 extraScenarios: selection.extra,

@@ -13,7 +13,7 @@ import Testing
         ["serve", "--host", "0.0.0.0", "--port", "65535", "--watch"],
         ["--fixtures", "/tmp/fixtures", "--variant", "community", "--variant", "vapor-8090"],
         ["--scenario", "slow-network", "--seed", "42", "--time-scale", "0.01", "--threads", "1"],
-        ["--max-body-size", "1024", "--journal-capacity", "50", "--state", "/tmp/state.json"],
+        ["--max-body-size", "1024", "--journal-capacity", "50", "--journal-max-bytes", "100000", "--state", "/tmp/state.json"],
         ["--scenario", "Fixtures/my scenario.json", "--time-scale", "0", "--seed", "18446744073709551615"],
     ]
 
@@ -28,7 +28,7 @@ import Testing
         ["--help"], ["-h"], ["help"], ["validate", "x.json"], ["record", "--upstream", "http://x"],
         ["--port=0"], ["--port"], ["--port", "-1"], ["--port", "70000"], ["--port", "eighty"],
         ["--port", "1", "--port", "2"], ["--watch", "--watch"], ["--log-level", "loud"],
-        ["--max-body-size", "0"], ["--journal-capacity", "-5"], ["--time-scale", "nan"], ["--time-scale", "-1"],
+        ["--max-body-size", "0"], ["--journal-max-bytes", "0"], ["--journal-capacity", "-5"], ["--time-scale", "nan"], ["--time-scale", "-1"],
         ["--seed", "-1"], ["--threads", "0"], ["--threads", "300"], ["--variant", "nope"],
         ["--unknown", "1"], ["--", "x"],
         ["--port", "1", "serve"], ["serve", "serve"], ["--scenario", "--watch"],

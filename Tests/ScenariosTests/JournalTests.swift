@@ -120,3 +120,56 @@ import Testing
         #expect(journal.entries().map(\.duration) == [0.25, nil, nil, 0.5])
     }
 }
+
+/// Clearing is not eviction (#12), and the journal is bounded in bytes as well as entries.
+@Suite struct JournalBoundsTests {
+    @Test func aClearedJournalIsCompleteForWhatArrivesNext() {
+        let journal = Journal(capacity: 3)
+        for index in 1...2 { journal.record(makeRequest("GET", "/a/\(index)"), plan: ResponsePlan(status: 200)) }
+        journal.clear()
+        #expect(!journal.hasEvicted)
+        journal.record(makeRequest("POST", "/order"), plan: ResponsePlan(status: 200))
+        #expect(!journal.hasEvicted, "one request after a clear must not look evicted")
+        #expect(journal.countSinceClear == 1)
+        #expect(journal.totalCount == 3)
+        for index in 1...3 { journal.record(makeRequest("GET", "/b/\(index)"), plan: ResponsePlan(status: 200)) }
+        #expect(journal.hasEvicted, "four since the clear in a journal of three")
+    }
+
+    @Test func theByteBudgetEvictsTheOldestAndKeepsTheTotal() {
+        let body = String(repeating: "x", count: 10_000)
+        let journal = Journal(capacity: 1_000, bodyLimit: 64 * 1024, byteBudget: 50_000)
+        for index in 1...20 {
+            journal.record(makeRequest("POST", "/p/\(index)", body: body), plan: ResponsePlan(status: 201))
+        }
+        #expect(journal.totalCount == 20)
+        #expect(journal.keptBytes <= 50_000)
+        #expect(journal.hasEvicted)
+        let ids = journal.entries().map(\.id)
+        #expect(ids.count == 4, "\(ids)")
+        #expect(ids == Array(17...20))
+        // Completion finds kept entries and skips those evicted by size.
+        #expect(journal.complete(20, duration: 0.1))
+        #expect(!journal.complete(3, duration: 0.1))
+    }
+
+    @Test func theNewestEntryIsKeptEvenWhenAloneOverTheBudget() {
+        let journal = Journal(capacity: 10, bodyLimit: 64 * 1024, byteBudget: 1_000)
+        journal.record(makeRequest("GET", "/small"), plan: ResponsePlan(status: 200))
+        journal.record(makeRequest("POST", "/big", body: String(repeating: "y", count: 5_000)), plan: ResponsePlan(status: 200))
+        #expect(journal.entries().map(\.request.path) == ["/big"])
+    }
+
+    /// The worst case at the defaults: every request carries a body just under the body
+    /// limit. Kept bytes stay under the budget however many arrive.
+    @Test func keptBytesStayUnderTheBudgetUnderLoad() {
+        let journal = Journal(capacity: 10_000, bodyLimit: 64 * 1024, byteBudget: 4 * 1024 * 1024)
+        let body = String(repeating: "z", count: 64 * 1024)
+        for index in 1...500 {
+            journal.record(makeRequest("POST", "/load/\(index)", body: body), plan: ResponsePlan(status: 200))
+            #expect(journal.keptBytes <= 4 * 1024 * 1024)
+        }
+        #expect(journal.entries().count < 70)
+        #expect(journal.totalCount == 500)
+    }
+}

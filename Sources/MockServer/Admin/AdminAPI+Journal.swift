@@ -64,7 +64,7 @@ extension AdminAPI {
             Route("admin.request", .get("/__admin/requests/{id}")) { _, match in
                 guard let id = match["id"].flatMap(UInt64.init) else { return .error(400, "The id must be a number") }
                 guard let entry = journal.entries().first(where: { $0.id == id }) else {
-                    let reason = id <= journal.totalCount ? "Request \(id) was evicted from the journal (capacity \(journal.capacity))" : "No request \(id)"
+                    let reason = id <= journal.totalCount ? "Request \(id) was evicted or cleared from the journal (capacity \(journal.capacity) entries, \(journal.byteBudget) bytes)" : "No request \(id)"
                     return .error(404, reason)
                 }
                 return .json(200, entry.detailJSON)

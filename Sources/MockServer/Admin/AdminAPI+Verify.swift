@@ -22,7 +22,7 @@ extension AdminAPI {
                 }
                 if journal.hasEvicted && (count.needsEverything || !count.accepts(seen)) {
                     return .json(409, ["ok": false, "incomplete": true, "count": .number(Double(seen)),
-                                       "message": .string("Cannot verify \(expected): the journal kept \(journal.entries().count) of \(journal.totalCount) requests (capacity \(journal.capacity)); raise --journal-capacity or clear the journal before the part under test")])
+                                       "message": .string("Cannot verify \(expected): the journal kept \(journal.entries().count) of the \(journal.countSinceClear) requests since it was last cleared (capacity \(journal.capacity) entries, \(journal.byteBudget) bytes); raise --journal-capacity or --journal-max-bytes, or clear the journal just before the part under test")])
                 }
                 let nearMisses = journal.entries()
                     .filter { !pattern.matches($0.request.asRequest) && !$0.request.path.hasPrefix(AdminAPI.prefix) }

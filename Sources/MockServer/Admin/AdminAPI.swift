@@ -45,7 +45,8 @@ public struct AdminAPI: Responder {
                     "seed": .number(Double(configuration.seed)),
                     "timeScale": .number(configuration.timeScale),
                     "journal": ["capacity": .number(Double(engine.journal.capacity)), "total": .number(Double(engine.journal.totalCount)),
-                                "kept": .number(Double(engine.journal.entries().count))],
+                                "kept": .number(Double(engine.journal.entries().count)),
+                                "keptBytes": .number(Double(engine.journal.keptBytes)), "maxBytes": .number(Double(engine.journal.byteBudget))],
                 ])
             },
         ]

@@ -27,7 +27,8 @@ public final class MockEngine: Responder {
         live = LiveAPIs(APIs(preloaded.fixtures, configuration))
         scenarios = ScenarioEngine(inner: live, library: library, current: configuration.scenario,
                                    seed: configuration.seed, timeScale: configuration.timeScale)
-        journal = Journal(capacity: configuration.journalCapacity, bodyLimit: configuration.journalBodyLimit)
+        journal = Journal(capacity: configuration.journalCapacity, bodyLimit: configuration.journalBodyLimit,
+                          byteBudget: configuration.journalByteBudget)
         startedAt = configuration.timeSource.now()
     }
 
@@ -206,6 +207,8 @@ public struct EngineConfiguration: Sendable {
     public var openMarketVariant: OpenMarketVariant
     public var journalCapacity: Int
     public var journalBodyLimit: Int
+    /// The most bytes the journal's kept requests may hold; the oldest go first past it.
+    public var journalByteBudget: Int
     public var imageCacheControl: String
     public var seed: UInt64
     public var timeSource: any TimeSource
@@ -226,6 +229,7 @@ public struct EngineConfiguration: Sendable {
         openMarketVariant: OpenMarketVariant = .jan2022,
         journalCapacity: Int = 10_000,
         journalBodyLimit: Int = 64 * 1024,
+        journalByteBudget: Int = 64 * 1024 * 1024,
         imageCacheControl: String = "public, max-age=3600",
         seed: UInt64 = 0,
         timeSource: any TimeSource = SystemTimeSource(),
@@ -240,6 +244,7 @@ public struct EngineConfiguration: Sendable {
         self.openMarketVariant = openMarketVariant
         self.journalCapacity = journalCapacity
         self.journalBodyLimit = journalBodyLimit
+        self.journalByteBudget = journalByteBudget
         self.imageCacheControl = imageCacheControl
         self.seed = seed
         self.timeSource = timeSource

@@ -1,32 +1,61 @@
 import Foundation
 
 /// Every request the server received, matched or not, with what answered it.
-/// Bounded: the oldest entries are evicted past `capacity`, while `totalCount` stays
-/// exact, so a count that might include evicted requests can say so.
+///
+/// Bounded twice: at most `capacity` entries and at most `byteBudget` bytes of kept
+/// requests (bodies, headers, path). Past either, the oldest entries are evicted, while
+/// `totalCount` stays exact, so a count that might include evicted requests can say so.
+/// Clearing is not eviction: after `clear()` the journal is complete again for whatever
+/// arrives next.
 public final class Journal: Sendable {
     public let capacity: Int
     /// Request bodies up to this size are kept whole; larger ones as size and digest.
     public let bodyLimit: Int
+    /// The most bytes the kept entries may hold (request bodies, header fields and paths,
+    /// plus a fixed allowance per entry).
+    public let byteBudget: Int
+
+    /// What one entry is charged against the budget besides its own bytes.
+    static let entryOverhead = 256
 
     private struct Storage {
-        var ring: [ServeEvent] = []
-        var head = 0            // index of the oldest entry once the ring is full
+        /// Slot `(id - firstID) % capacity` holds entry `id`; nil once evicted by size.
+        var ring: [ServeEvent?] = []
+        var bytes: [Int] = []
         var total: UInt64 = 0
-        /// The id that went into slot 0 when the ring last started (1, or after a clear).
+        /// The first id recorded since the journal started or was last cleared.
         var firstID: UInt64 = 1
+        /// The oldest id still kept (`total + 1` when nothing is kept).
+        var oldestID: UInt64 = 1
+        var keptBytes = 0
+
+        func slot(_ id: UInt64, capacity: Int) -> Int { Int((id - firstID) % UInt64(capacity)) }
     }
 
     private let storage = Locked(Storage())
 
-    public init(capacity: Int = 10_000, bodyLimit: Int = 64 * 1024) {
+    public init(capacity: Int = 10_000, bodyLimit: Int = 64 * 1024, byteBudget: Int = 64 * 1024 * 1024) {
         precondition(capacity > 0, "journal capacity must be positive")
+        precondition(byteBudget > 0, "journal byte budget must be positive")
         self.capacity = capacity
         self.bodyLimit = bodyLimit
+        self.byteBudget = byteBudget
+    }
+
+    /// The bytes an entry is charged.
+    static func cost(of request: RecordedRequest) -> Int {
+        var size = entryOverhead + request.path.utf8.count
+        if case .bytes(let data) = request.body { size += data.count }
+        for field in request.headers { size += field.name.utf8.count + field.value.utf8.count }
+        for item in request.query { size += item.name.utf8.count + item.value.utf8.count }
+        return size
     }
 
     @discardableResult
     public func record(_ request: MockRequest, plan: ResponsePlan) -> ServeEvent {
         let recorded = RecordedRequest(request, bodyLimit: bodyLimit)
+        let cost = Self.cost(of: recorded)
+        let capacity = capacity, budget = byteBudget
         return storage.withLock { storage in
             storage.total += 1
             let event = ServeEvent(
@@ -35,39 +64,77 @@ public final class Journal: Sendable {
                 responseBodySize: plan.body.count, answeredBy: plan.answeredBy,
                 scenarioStep: plan.scenarioStep, fault: plan.fault, delay: plan.delay,
                 session: request.headers[ScenarioEngine.sessionHeader], duration: nil)
-            if storage.ring.count < capacity {
+            // The slot of the entry `capacity` older than this one: evict it first.
+            if storage.total - storage.firstID >= UInt64(capacity) {
+                Self.evictOldest(&storage, capacity: capacity, through: storage.total - UInt64(capacity))
+            }
+            let slot = storage.slot(storage.total, capacity: capacity)
+            if slot == storage.ring.count {
                 storage.ring.append(event)
+                storage.bytes.append(cost)
             } else {
-                storage.ring[storage.head] = event
-                storage.head = (storage.head + 1) % capacity
+                storage.ring[slot] = event
+                storage.bytes[slot] = cost
+            }
+            storage.keptBytes += cost
+            // Over the byte budget: drop the oldest, but always keep the newest entry.
+            while storage.keptBytes > budget && storage.oldestID < storage.total {
+                Self.evictOldest(&storage, capacity: capacity, through: storage.oldestID)
             }
             return event
         }
     }
 
+    /// Evicts every kept entry up to and including `id`.
+    private static func evictOldest(_ storage: inout Storage, capacity: Int, through id: UInt64) {
+        while storage.oldestID <= id && storage.oldestID <= storage.total {
+            let slot = storage.slot(storage.oldestID, capacity: capacity)
+            if slot < storage.ring.count, storage.ring[slot]?.id == storage.oldestID {
+                storage.keptBytes -= storage.bytes[slot]
+                storage.ring[slot] = nil
+                storage.bytes[slot] = 0
+            }
+            storage.oldestID += 1
+        }
+    }
+
     /// Notes how long entry `id` took; nothing happens if it was evicted or cleared meanwhile.
-    /// Entries are numbered in order, so entry `id` sits at `(id - firstID) % capacity`.
     @discardableResult
     public func complete(_ id: UInt64, duration: TimeInterval) -> Bool {
-        storage.withLock { storage in
-            guard id >= storage.firstID, id <= storage.total, storage.total - id < UInt64(storage.ring.count) else { return false }
-            let index = Int((id - storage.firstID) % UInt64(capacity))
-            guard index < storage.ring.count, storage.ring[index].id == id else { return false }
-            storage.ring[index].duration = duration
+        let capacity = capacity
+        return storage.withLock { storage in
+            guard id >= storage.oldestID, id <= storage.total else { return false }
+            let slot = storage.slot(id, capacity: capacity)
+            guard slot < storage.ring.count, storage.ring[slot]?.id == id else { return false }
+            storage.ring[slot]?.duration = duration
             return true
         }
     }
 
-    /// Every request ever recorded, including evicted ones.
+    /// Every request ever recorded, including evicted and cleared ones.
     public var totalCount: UInt64 { storage.withLock { $0.total } }
 
-    /// Whether some recorded requests are no longer kept.
-    public var hasEvicted: Bool { storage.withLock { $0.total > UInt64($0.ring.count) } }
+    /// Requests recorded since the journal started or was last cleared.
+    public var countSinceClear: UInt64 { storage.withLock { $0.total + 1 - $0.firstID } }
+
+    /// Whether requests recorded since the last clear were evicted (by count or bytes):
+    /// only then can a count over the journal be short.
+    public var hasEvicted: Bool { storage.withLock { $0.oldestID > $0.firstID } }
+
+    /// The bytes the kept entries are charged against `byteBudget`.
+    public var keptBytes: Int { storage.withLock { $0.keptBytes } }
 
     /// The kept entries, oldest first.
     public func entries() -> [ServeEvent] {
-        storage.withLock { storage in
-            Array(storage.ring[storage.head...] + storage.ring[..<storage.head])
+        let capacity = capacity
+        return storage.withLock { storage in
+            guard storage.oldestID <= storage.total else { return [] }
+            var kept: [ServeEvent] = []
+            kept.reserveCapacity(Int(storage.total - storage.oldestID + 1))
+            for id in storage.oldestID...storage.total {
+                if let event = storage.ring[storage.slot(id, capacity: capacity)] { kept.append(event) }
+            }
+            return kept
         }
     }
 
@@ -87,11 +154,15 @@ public final class Journal: Sendable {
     /// Entries no route answered.
     public func unmatched() -> [ServeEvent] { entries().filter { !$0.wasMatched } }
 
+    /// Forgets every kept entry. The total stays; what arrives next is counted from here,
+    /// and the journal is complete again until something is evicted.
     public func clear() {
         storage.withLock { storage in
             storage.ring.removeAll(keepingCapacity: true)
-            storage.head = 0
+            storage.bytes.removeAll(keepingCapacity: true)
             storage.firstID = storage.total + 1
+            storage.oldestID = storage.total + 1
+            storage.keptBytes = 0
         }
     }
 }
