@@ -101,7 +101,7 @@ import FoundationNetworking
             let (verdict, status) = try await json(server, "POST", "/__admin/verify", #"{"request": {"path": "/categories"}, "count": {"exactly": 300}}"#)
             #expect(status == 409)
             #expect(verdict["incomplete"] == true)
-            #expect(verdict["message"]?.stringValue?.contains("the journal kept 50 of 30") == true)
+            #expect(verdict["message"]?.stringValue?.contains("the journal kept 50 of the 30") == true)
             #expect(try await json(server, "POST", "/__admin/verify", #"{"request": {"path": "/categories"}, "count": {"atLeast": 10}}"#).1 == 200)
         }
     }

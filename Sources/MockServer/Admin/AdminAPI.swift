@@ -9,11 +9,14 @@ public struct AdminAPI: Responder {
     public static let version = "0.4.0"
     public let engine: MockEngine
     let router: Router
+    /// Required on every admin request when set (`X-Admin-Token` or `Authorization: Bearer`).
+    let adminToken: String?
 
-    public init(engine: MockEngine) {
+    public init(engine: MockEngine, adminToken: String? = nil, transport: TransportFacts? = nil) {
         self.engine = engine
-        router = Router(routes: [Dashboard.route] + Self.infoRoutes(engine) + Self.scenarioRoutes(engine) + Self.journalRoutes(engine)
-                        + Self.verifyRoutes(engine) + Self.stateRoutes(engine))
+        self.adminToken = adminToken
+        router = Router(routes: [Dashboard.route] + Self.infoRoutes(engine, transport) + Self.scenarioRoutes(engine)
+                        + Self.journalRoutes(engine) + Self.verifyRoutes(engine) + Self.stateRoutes(engine))
     }
 
     /// Whether a path belongs to the admin API.
@@ -25,12 +28,31 @@ public struct AdminAPI: Responder {
         guard Self.handles(request.path) else {
             return engine.respond(to: request)
         }
-        var plan = router.respond(to: request)
+        var plan = authorized(request) ? router.respond(to: request) : Self.unauthorized
         plan.journalID = engine.record(request, plan)
         return plan
     }
 
-    static func infoRoutes(_ engine: MockEngine) -> [Route] {
+    /// Whether `request` carries the admin token (always, when none is set). Compared in
+    /// constant time, so the answer's timing does not give the token away.
+    func authorized(_ request: MockRequest) -> Bool {
+        guard let adminToken else { return true }
+        let offered = request.headers["X-Admin-Token"]
+            ?? request.headers["Authorization"].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
+        guard let offered else { return false }
+        let a = Array(offered.utf8), b = Array(adminToken.utf8)
+        var difference = a.count ^ b.count
+        for index in 0..<min(a.count, b.count) { difference |= Int(a[index] ^ b[index]) }
+        return difference == 0
+    }
+
+    static let unauthorized: ResponsePlan = {
+        var plan = ResponsePlan.error(401, "The admin API needs the token given to --admin-token, in an X-Admin-Token header (or Authorization: Bearer TOKEN)")
+        plan.headers.add("WWW-Authenticate", "Bearer realm=\"mock-server admin\"")
+        return plan.answered(by: "admin.unauthorized")
+    }()
+
+    static func infoRoutes(_ engine: MockEngine, _ transport: TransportFacts?) -> [Route] {
         [
             Route("admin.health", .get("/__admin/health")) { _, _ in .json(200, ["status": "ok"]) },
             Route("admin.info", .get("/__admin/info")) { _, _ in
@@ -47,6 +69,7 @@ public struct AdminAPI: Responder {
                     "journal": ["capacity": .number(Double(engine.journal.capacity)), "total": .number(Double(engine.journal.totalCount)),
                                 "kept": .number(Double(engine.journal.entries().count)),
                                 "keptBytes": .number(Double(engine.journal.keptBytes)), "maxBytes": .number(Double(engine.journal.byteBudget))],
+                    "transport": transport?.describe() ?? .null,
                 ])
             },
         ]
@@ -94,6 +117,12 @@ public struct AdminAPI: Responder {
     }
 
     struct Rejected: Error { let plan: ResponsePlan }
+}
+
+/// What the transport tells `/__admin/info`: event loops, connections, limits.
+public struct TransportFacts: Sendable {
+    public let describe: @Sendable () -> JSONValue
+    public init(_ describe: @escaping @Sendable () -> JSONValue) { self.describe = describe }
 }
 
 extension FixtureProblem {

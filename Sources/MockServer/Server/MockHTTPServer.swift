@@ -48,11 +48,26 @@ public actor MockHTTPServer {
     public func start() async throws -> BoundAddress {
         guard case .initial = state else { throw ServerError.alreadyStarted }
         let engine = engine
-        let responder = AdminAPI(engine: engine)
-        let proxy = proxy
+        let limits = configuration.limits
         let maxBody = configuration.maxRequestBodySize
-        let logger = logger
         let connections = connections
+        let loopCount = Array(group.makeIterator()).count
+        let responder = AdminAPI(engine: engine, adminToken: configuration.adminToken, transport: TransportFacts {
+            ["eventLoops": .number(Double(loopCount)),
+             "connections": ["open": .number(Double(connections.count)), "limit": .number(Double(limits.maxConnections)),
+                             "refused": .number(Double(connections.refused))],
+             "limits": ["idleTimeoutSeconds": .number(Double(limits.idleTimeout.nanoseconds) / 1e9),
+                        "headTimeoutSeconds": .number(Double(limits.headTimeout.nanoseconds) / 1e9),
+                        "maxHeadBytes": .number(Double(limits.maxHeadSize)),
+                        "maxBodyBytes": .number(Double(maxBody)),
+                        "writeBufferHighBytes": .number(Double(limits.writeBufferHigh))]]
+        })
+        let proxy = proxy
+        let logger = logger
+        var decoderLimits = NIOHTTPDecoderLimitConfiguration()
+        decoderLimits.maxHeaderListSize = limits.maxHeadSize
+        decoderLimits.maxHeaderFieldSize = limits.maxHeadSize
+        let parserLimits = decoderLimits
         let fallbackHost = Self.urlHost(Self.reachableHost(configuration.host))
         let portBox = Locked(0)
         let delays = DelayQueues()
@@ -62,17 +77,25 @@ public actor MockHTTPServer {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 16)
+            .childChannelOption(.writeBufferWaterMark, value: .init(low: limits.writeBufferLow, high: limits.writeBufferHigh))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
-                    connections.track(channel)
-                    // NIO's decoder parses requests; HTTPRequestHandler writes responses as bytes
-                    // and keeps pipelined requests in order itself.
-                    try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
+                    guard connections.track(channel, limit: limits.maxConnections) else {
+                        try sync.addHandler(RefusedConnection(limit: limits.maxConnections))
+                        return
+                    }
+                    // The clock watches bytes (deadlines, head size); NIO's decoder parses
+                    // requests; HTTPRequestHandler writes responses as bytes and keeps
+                    // pipelined requests in order itself.
+                    let clock = ConnectionClock(limits: limits)
+                    try sync.addHandler(clock)
+                    try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(
+                        leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .drop, limitConfiguration: parserLimits)))
                     try sync.addHandler(HTTPRequestHandler(
                         engine: engine, responder: responder, proxy: proxy, maxRequestBodySize: maxBody,
                         fallbackBaseURL: "http://\(fallbackHost):\(portBox.current)", logger: logger,
-                        delays: delays.queue(for: channel.eventLoop)))
+                        delays: delays.queue(for: channel.eventLoop), clock: clock, limits: limits))
                 }
             }
 
@@ -93,6 +116,9 @@ public actor MockHTTPServer {
         return address
     }
 
+    /// Connections open now (refused ones are not counted).
+    public nonisolated var openConnections: Int { connections.count }
+
     /// The bound address; throws unless running.
     public var address: BoundAddress {
         get throws {
@@ -101,7 +127,9 @@ public actor MockHTTPServer {
         }
     }
 
-    /// Stops listening and closes every open connection.
+    /// Stops listening; responses under way (delayed ones included) may finish within
+    /// `configuration.limits.shutdownGrace`, each with `Connection: close`; then every
+    /// connection still open is closed.
     public func stop() async {
         guard case .running = state, let channel else {
             state = .shutdown
@@ -109,7 +137,7 @@ public actor MockHTTPServer {
         }
         state = .shuttingDown
         try? await channel.close()
-        await connections.closeAll()
+        await connections.stopAll(grace: configuration.limits.shutdownGrace)
         self.channel = nil
         state = .shutdown
         logger.info("stopped")

@@ -8,11 +8,25 @@ public struct ServerConfiguration: Sendable {
     public var port: Int
     /// Request bodies larger than this are answered with 413 and the connection closed.
     public var maxRequestBodySize: Int
+    /// Timeouts, head size, connection count, write buffering, shutdown grace.
+    public var limits: ConnectionLimits
+    /// When set, every `/__admin` request must carry it (`X-Admin-Token` or
+    /// `Authorization: Bearer`); required off loopback unless the admin API is left open.
+    public var adminToken: String?
 
-    public init(host: String = "127.0.0.1", port: Int = 0, maxRequestBodySize: Int = 8 * 1024 * 1024) {
+    public init(host: String = "127.0.0.1", port: Int = 0, maxRequestBodySize: Int = 8 * 1024 * 1024,
+                limits: ConnectionLimits = .default, adminToken: String? = nil) {
         self.host = host
         self.port = port
         self.maxRequestBodySize = maxRequestBodySize
+        self.limits = limits
+        self.adminToken = adminToken
+    }
+
+    /// Whether `host` is a loopback address (only this machine can connect).
+    public static func isLoopback(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.") || bare == "0:0:0:0:0:0:0:1"
     }
 }
 

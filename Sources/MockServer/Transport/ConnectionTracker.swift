@@ -8,16 +8,43 @@ import Scenarios
 final class ConnectionTracker: Sendable {
     private let open = Locked([ObjectIdentifier: any Channel]())
 
-    /// Tracks `channel` until it closes.
-    func track(_ channel: any Channel) {
+    /// Tracks `channel` until it closes, unless `limit` connections are open already.
+    func track(_ channel: any Channel, limit: Int = .max) -> Bool {
         let key = ObjectIdentifier(channel)
-        open.withLock { $0[key] = channel }
+        let tracked = open.withLock { open -> Bool in
+            guard open.count < limit else { return false }
+            open[key] = channel
+            return true
+        }
+        guard tracked else {
+            refusedCount.withLock { $0 += 1 }
+            return false
+        }
         channel.closeFuture.whenComplete { [open] _ in
             open.withLock { _ = $0.removeValue(forKey: key) }
         }
+        return true
     }
 
     var count: Int { open.withLock { $0.count } }
+
+    /// Connections refused for being past the limit.
+    private let refusedCount = Locked(0)
+    var refused: Int { refusedCount.withLock { $0 } }
+
+    /// Asks every connection to finish its response and close; waits until all are
+    /// closed or `grace` passes, then closes the rest.
+    func stopAll(grace: TimeAmount) async {
+        let channels = open.withLock { Array($0.values) }
+        for channel in channels {
+            channel.pipeline.fireUserInboundEventTriggered(GracefulStop())
+        }
+        let deadline = NIODeadline.now() + grace
+        while count > 0 && NIODeadline.now() < deadline {
+            try? await Task.sleep(nanoseconds: 10_000_000)
+        }
+        await closeAll()
+    }
 
     func closeAll() async {
         let channels = open.withLock { Array($0.values) }

@@ -27,6 +27,8 @@ extension HTTPRequestHandler {
     }
 
     private func carryOut(_ plan: ResponsePlan, for request: HTTPRequestHead, context: ChannelHandlerContext, keepAlive: Bool) {
+        // A stopping server's last answer on this connection says so.
+        let keepAlive = keepAlive && !stopRequested
         let http10 = request.version.major == 1 && request.version.minor == 0
         // One check for every path below that writes the plan's headers (ResponseHead trusts them).
         guard plan.headers.areWritable else {
@@ -81,7 +83,9 @@ extension HTTPRequestHandler {
         written.whenComplete { [channel = context.channel] _ in channel.close(promise: nil) }
     }
 
-    /// Writes `pacing.chunkSize` bytes, waits `pacing.interval`, and so on, then ends.
+    /// Writes `pacing.chunkSize` bytes, waits `pacing.interval`, and so on, then ends. A
+    /// chunk waits for the channel to be writable: a client that stops reading holds the
+    /// rest of the body here, not in NIO's buffer.
     private func writePaced(_ body: ByteBuffer, pacing: BodyPacing, context: ChannelHandlerContext, keepAlive: Bool) {
         var body = body
         guard context.channel.isActive else { return }
@@ -95,7 +99,9 @@ extension HTTPRequestHandler {
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         context.eventLoop.scheduleTask(in: .nanoseconds(Int64(pacing.interval * 1_000_000_000))) {
             let (handler, context) = bound.value
-            handler.writePaced(remaining, pacing: pacing, context: context, keepAlive: keepAlive)
+            handler.whenWritable(context: context) {
+                handler.writePaced(remaining, pacing: pacing, context: context, keepAlive: keepAlive)
+            }
         }
     }
 
@@ -124,8 +130,16 @@ extension HTTPRequestHandler {
         subscription = (hub, token, keepAlive)
     }
 
+    /// An event for a subscriber. One that stopped reading (NIO's buffer over the high
+    /// water mark on top of a full socket buffer) is dropped rather than buffered for ever;
+    /// it reconnects when it reads again, as EventSource clients do.
     private func writeChunk(_ bytes: Data, context: ChannelHandlerContext) {
         guard context.channel.isActive else { return }
+        guard context.channel.isWritable else {
+            stopStreaming()
+            context.close(promise: nil)
+            return
+        }
         var buffer = context.channel.allocator.buffer(capacity: bytes.count + 16)
         ResponseHead.chunk(bytes, into: &buffer)
         context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)

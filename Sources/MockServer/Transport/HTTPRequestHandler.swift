@@ -10,6 +10,12 @@ import Scenarios
 /// arrive while a response is under way wait in a queue, and reading pauses until it
 /// drains, so answers go out in order. Errors stay on this connection.
 ///
+/// Backpressure: nothing is produced for a connection NIO cannot write to. After a
+/// response, the next request waits until the channel is writable again (below the low
+/// water mark), a paced body waits before its next chunk, and an event stream whose
+/// subscriber stopped reading is dropped. A client that never reads costs at most the
+/// high water mark, one response and one read's worth of queued requests.
+///
 /// NIO's request decoder parses; its response encoder and pipelining handler are not
 /// used: doing both jobs here saves three pipeline messages per response (#7).
 final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
@@ -29,6 +35,9 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case hanging
         /// An event stream: events are written until the client goes away.
         case streaming
+        /// A response is out but NIO's buffer is over the high water mark: the next
+        /// request waits for `channelWritabilityChanged`.
+        case blocked
     }
 
     let engine: MockEngine
@@ -49,25 +58,67 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var queued = CircularBuffer<HTTPServerRequestPart>()
     private var readWithheld = false
     private var draining = false
+    /// What to do once the channel is writable again (the next request, a paced chunk).
+    private var pendingWhenWritable: (() -> Void)?
+    /// The connection's deadlines and head-size watch, before the decoder.
+    let clock: ConnectionClock?
+    private let limits: ConnectionLimits
+    /// A stopping server asked this connection to finish: the current response goes out
+    /// with `Connection: close`, and nothing more is read.
+    private(set) var stopRequested = false
 
     /// Whether a new request has to wait for the current response.
     private var isBusy: Bool {
         switch state {
         case .idle, .receiving, .discarding: return false
-        case .responding, .closing, .hanging, .streaming: return true
+        case .responding, .closing, .hanging, .streaming, .blocked: return true
         }
     }
 
-    /// A keep-alive response is out: the next request may be answered.
+    /// A keep-alive response is out: the next request may be answered once the channel
+    /// can take more bytes.
     func finishResponse(context: ChannelHandlerContext) {
-        state = .idle
         finishTiming()
+        guard context.channel.isWritable else {
+            state = .blocked
+            pendingWhenWritable = { [unowned self] in self.resume(context: context) }
+            return
+        }
+        resume(context: context)
+    }
+
+    private func resume(context: ChannelHandlerContext) {
+        state = .idle
+        clock?.responseFinished()
+        if stopRequested && queued.isEmpty {
+            finishClosing()
+            context.close(promise: nil)
+            return
+        }
         drainQueue(context: context)
+    }
+
+    /// Runs `action` now if the channel is writable, else when it becomes writable.
+    func whenWritable(context: ChannelHandlerContext, _ action: @escaping () -> Void) {
+        if context.channel.isWritable {
+            action()
+        } else {
+            pendingWhenWritable = action
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, let action = pendingWhenWritable {
+            pendingWhenWritable = nil
+            action()
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     /// The response is written and the connection will close: nothing else is answered.
     func finishClosing() {
         state = .closing
+        clock?.stop()
         finishTiming()
     }
 
@@ -91,8 +142,11 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     init(engine: MockEngine, responder: any Responder, proxy: (any AsyncResponder)? = nil, maxRequestBodySize: Int,
-         fallbackBaseURL: String, logger: Logger, delays: DelayQueue) {
+         fallbackBaseURL: String, logger: Logger, delays: DelayQueue, clock: ConnectionClock? = nil,
+         limits: ConnectionLimits = .default) {
         self.engine = engine
+        self.clock = clock
+        self.limits = limits
         self.delays = delays
         self.responder = responder
         self.proxy = proxy
@@ -112,7 +166,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Holds reads while pipelined requests wait, so a client cannot queue without bound.
     func read(context: ChannelHandlerContext) {
-        if queued.isEmpty {
+        if queued.isEmpty && !stopRequested {
             context.read()
         } else {
             readWithheld = true
@@ -126,7 +180,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
             handle(part, context: context)
         }
         draining = false
-        if queued.isEmpty && readWithheld {
+        if queued.isEmpty && readWithheld && !stopRequested {
             readWithheld = false
             context.read()
         }
@@ -135,6 +189,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func handle(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
         switch part {
         case .head(let head):
+            clock?.headArrived()
             let now = engine.timeSource.now()
             let declared = head.headers.first(name: "content-length").flatMap(Int.init) ?? 0
             if declared > maxRequestBodySize {
@@ -153,10 +208,11 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 }
             case .discarding(let head, let size, let receivedAt):
                 state = .discarding(head, size: size + chunk.readableBytes, receivedAt: receivedAt)
-            case .idle, .responding, .closing, .hanging, .streaming:
+            case .idle, .responding, .closing, .hanging, .streaming, .blocked:
                 break
             }
         case .end:
+            if case .receiving = state { clock?.requestEnded() } else if case .discarding = state { clock?.requestEnded() }
             switch state {
             case .receiving(let head, let body, let receivedAt):
                 state = .responding
@@ -175,7 +231,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
                                               details: ["limit": .number(Double(maxRequestBodySize))])
                 inFlight = (engine.recordRejected(request, plan: plan), receivedAt)
                 execute(plan, for: head, context: context, keepAlive: false)
-            case .idle, .responding, .closing, .hanging, .streaming:
+            case .idle, .responding, .closing, .hanging, .streaming, .blocked:
                 break
             }
         }
@@ -203,6 +259,8 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         stopStreaming()
+        pendingWhenWritable = nil
+        queued.removeAll()
         context.fireChannelInactive()
     }
 
@@ -214,17 +272,73 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
             context.close(promise: nil)
             return
         }
+        if parserError == .headerOverflow {
+            reject(431, "The request's headers are larger than the limit of \(limits.maxHeadSize) bytes",
+                   details: ["limit": .number(Double(limits.maxHeadSize))], method: "INVALID", context: context)
+        } else {
+            reject(400, "Malformed HTTP request (\(parserError))", method: "INVALID", context: context)
+        }
+    }
+
+    /// The connection clock's deadlines and limits, and a stopping server's request.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ConnectionClockEvent {
+            let seconds = { (amount: TimeAmount) in JSONValue.number(Double(amount.nanoseconds) / 1e9) }
+            switch event {
+            case .idle:
+                if case .idle = state, queued.isEmpty {
+                    finishClosing()
+                    context.close(promise: nil)
+                }
+            case .headTimedOut:
+                reject(408, "The request head (request line and headers) did not arrive within \(Self.seconds(limits.headTimeout)) s",
+                       details: ["timeoutSeconds": seconds(limits.headTimeout)], method: "INCOMPLETE", context: context)
+            case .bodyStalled:
+                reject(408, "The request body stopped arriving for \(Self.seconds(limits.idleTimeout)) s",
+                       details: ["timeoutSeconds": seconds(limits.idleTimeout)], method: "INCOMPLETE", context: context)
+            case .headTooLarge(let limit):
+                reject(431, "The request head (request line and headers) is larger than the limit of \(limit) bytes",
+                       details: ["limit": .number(Double(limit))], method: "INVALID", context: context)
+            }
+            return
+        }
+        if event is GracefulStop {
+            stopRequested = true
+            if case .idle = state, queued.isEmpty {
+                finishClosing()
+                context.close(promise: nil)
+            } else if case .blocked = state {
+                finishClosing()
+                context.close(promise: nil)
+            }
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    static func seconds(_ amount: TimeAmount) -> String {
+        let value = Double(amount.nanoseconds) / 1e9
+        return value == value.rounded() ? String(Int(value)) : String(value)
+    }
+
+    /// A request the transport refuses before the engine sees it (malformed, too large,
+    /// too slow): a JSON error, journaled, then the connection closes. While a response
+    /// is under way there is nothing to answer on, and the connection just closes.
+    private func reject(_ status: Int, _ reason: String, details: [String: JSONValue] = [:], method: String, context: ChannelHandlerContext) {
         switch state {
         case .idle, .receiving, .discarding:
-            let reason = "Malformed HTTP request (\(parserError))"
-            let plan = ResponsePlan.error(400, reason)
-            var request = MockRequest(method: "INVALID", uri: "/", baseURL: fallbackBaseURL, receivedAt: engine.timeSource.now())
-            if case .receiving(let head, _, _) = state { request = makeRequest(head, body: Data(), receivedAt: request.receivedAt) }
+            clock?.stop()
+            let plan = ResponsePlan.error(status, reason, details: details)
+            var request = MockRequest(method: method, uri: "/", baseURL: fallbackBaseURL, receivedAt: engine.timeSource.now())
+            if case .receiving(let head, _, let receivedAt) = state { request = makeRequest(head, body: Data(), receivedAt: receivedAt) }
+            if case .discarding(let head, _, let receivedAt) = state { request = makeRequest(head, body: Data(), receivedAt: receivedAt) }
             inFlight = (engine.recordRejected(request, plan: plan), request.receivedAt)
             state = .responding
+            queued.removeAll()
             let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/")
             execute(plan, for: head, context: context, keepAlive: false)
-        case .responding, .closing, .hanging, .streaming:
+        case .responding, .closing, .hanging, .streaming, .blocked:
+            finishClosing()
             context.close(promise: nil)
         }
     }

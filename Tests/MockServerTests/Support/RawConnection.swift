@@ -50,6 +50,57 @@ final class RawConnection: @unchecked Sendable {
         }
     }
 
+    /// Sends what the peer accepts within `timeout` without blocking past it (a server that
+    /// stops reading cannot hang the test); returns the bytes sent.
+    func sendWithin(_ data: Data, timeout: TimeInterval) async -> Int {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let deadline = Date().addingTimeInterval(timeout)
+                var offset = 0
+                data.withUnsafeBytes { buffer in
+                    while offset < buffer.count && Date() < deadline {
+                        var pollDescriptor = pollfd(fd: self.fd, events: Int16(POLLOUT), revents: 0)
+                        guard poll(&pollDescriptor, 1, 50) > 0 else { continue }
+                        #if canImport(Glibc)
+                        let sent = Glibc.send(self.fd, buffer.baseAddress! + offset, min(65536, buffer.count - offset), Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                        #else
+                        let sent = Darwin.send(self.fd, buffer.baseAddress! + offset, min(65536, buffer.count - offset), MSG_DONTWAIT)
+                        #endif
+                        if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { continue }
+                        if sent <= 0 { break }
+                        offset += sent
+                    }
+                }
+                continuation.resume(returning: offset)
+            }
+        }
+    }
+
+    /// Reads and drops bytes until `total` have arrived or `timeout` passes; returns the count.
+    func drain(total: Int, timeout: TimeInterval) async -> Int {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let deadline = Date().addingTimeInterval(timeout)
+                var received = 0
+                var buffer = [UInt8](repeating: 0, count: 65536)
+                while received < total && Date() < deadline {
+                    var pollDescriptor = pollfd(fd: self.fd, events: Int16(POLLIN), revents: 0)
+                    guard poll(&pollDescriptor, 1, 100) > 0 else { continue }
+                    let count = recv(self.fd, &buffer, buffer.count, 0)
+                    if count <= 0 { break }
+                    received += count
+                }
+                continuation.resume(returning: received)
+            }
+        }
+    }
+
+    /// Sets the socket's receive buffer (before data flows), to make a small window.
+    func setReceiveBuffer(_ bytes: Int32) {
+        var value = bytes
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &value, socklen_t(MemoryLayout<Int32>.size))
+    }
+
     /// Reads until the peer closes, `done` says enough, or `timeout` passes.
     func read(timeout: TimeInterval = 5, until done: @escaping @Sendable (Data) -> Bool = { _ in false }) async -> RawRead {
         await withCheckedContinuation { continuation in

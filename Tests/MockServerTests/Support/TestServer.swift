@@ -22,13 +22,16 @@ struct TestServer {
         scenarios: [Scenario] = [],
         scenario: String = "happy-path",
         timeScale: Double = 1,
-        seed: UInt64 = 0
+        seed: UInt64 = 0,
+        limits: ConnectionLimits = .default,
+        adminToken: String? = nil
     ) async throws -> TestServer {
         let engine = try MockEngine(configuration: EngineConfiguration(
             fixturesDirectory: fixtures, restaurantVariant: restaurant, openMarketVariant: openMarket,
             journalCapacity: journalCapacity, seed: seed, timeSource: timeSource,
             extraScenarios: scenarios, scenario: scenario, timeScale: timeScale))
-        let server = MockHTTPServer(engine: engine, configuration: ServerConfiguration(port: 0, maxRequestBodySize: maxRequestBodySize))
+        let server = MockHTTPServer(engine: engine, configuration: ServerConfiguration(
+            port: 0, maxRequestBodySize: maxRequestBodySize, limits: limits, adminToken: adminToken))
         let address = try await server.start()
         return TestServer(server: server, address: address)
     }
@@ -46,10 +49,14 @@ func withServer<T>(
     scenarios: [Scenario] = [],
     scenario: String = "happy-path",
     timeScale: Double = 1,
+    seed: UInt64 = 0,
+    limits: ConnectionLimits = .default,
+    adminToken: String? = nil,
     _ body: (TestServer) async throws -> T
 ) async throws -> T {
     let server = try await TestServer.start(restaurant: restaurant, openMarket: openMarket, maxRequestBodySize: maxRequestBodySize,
-                                            journalCapacity: journalCapacity, scenarios: scenarios, scenario: scenario, timeScale: timeScale)
+                                            journalCapacity: journalCapacity, scenarios: scenarios, scenario: scenario, timeScale: timeScale,
+                                            seed: seed, limits: limits, adminToken: adminToken)
     do {
         let result = try await body(server)
         await server.server.stop()

@@ -1,0 +1,101 @@
+import Foundation
+import MockServer
+import NIOCore
+import Scenarios
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A client that stops reading costs the server bounded memory (#12): nothing is produced
+/// for a connection NIO cannot write to.
+@Suite struct BackpressureTests {
+    /// Answers `GET /big` with 64 KiB: responses large against the kernel's socket buffers.
+    static let big = Scenario(name: "big", rules: [
+        Rule("big", .get("/big"), always: Outcome(.stub(status: 200, headers: [:], body: .bytes(Data(repeating: 0x62, count: 64 * 1024))))),
+    ])
+
+    /// The size of one whole response on the wire.
+    func responseSize(_ server: TestServer, _ path: String) async throws -> Int {
+        let probe = try RawConnection(port: server.port)
+        probe.send("GET \(path) HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+        let read = await probe.read(timeout: 30)
+        return read.data.count - "Connection: close\r\n".count + "Connection: keep-alive\r\n".count
+    }
+
+    /// A client pipelines a thousand requests and never reads: the server answers a
+    /// bounded number (what the socket buffers and the high water mark hold), then waits.
+    /// When the client reads, every request is answered, none lost. (Before #12 the server
+    /// answered all of them at once and held the 64 MB it could not send.)
+    @Test func aNeverReadingPipelinerIsAnsweredOnlyAsFastAsItReads() async throws {
+        try await withServer(scenarios: [Self.big], scenario: "big") { server in
+            let size = try await responseSize(server, "/big")
+            let requests = 1_000
+            let client = try RawConnection(port: server.port)
+            let request = Data("GET /big HTTP/1.1\r\nHost: a\r\n\r\n".utf8)
+            var burst = Data(capacity: request.count * requests)
+            for _ in 0..<requests { burst.append(request) }
+            let sent = await client.sendWithin(burst, timeout: 20)
+            #expect(sent == burst.count, "the client could not even send its requests")
+
+            // Let the server do all it will; then it must stand still, far short of all.
+            let journal = server.engine.journal
+            var answered = journal.totalCount
+            for _ in 0..<50 {
+                try await Task.sleep(nanoseconds: 100_000_000)
+                let now = journal.totalCount
+                if now == answered { break }
+                answered = now
+            }
+            try await Task.sleep(nanoseconds: 300_000_000)
+            #expect(journal.totalCount == answered, "the server kept answering a client that does not read")
+            // The bound: socket buffers plus the high water mark, in responses.
+            #expect(Int(answered) < requests / 2, "answered \(answered) of \(requests) without a single read (responses of \(size) bytes)")
+
+            let received = await client.drain(total: size * requests, timeout: 120)
+            #expect(received == size * requests, "every response arrives once the client reads")
+            #expect(journal.totalCount == UInt64(requests) + 1)
+        }
+    }
+
+    /// A throttled body waits for the client, not in NIO's buffer: a client that stops
+    /// reading a paced response holds the server at the water mark.
+    @Test func aPacedBodyWaitsForAReader() async throws {
+        let body = Data(repeating: 0x61, count: 32 * 1024 * 1024)
+        let scenario = Scenario(name: "big-paced", defaults: .init(throttle: .bytesPerSecond(200_000_000, chunkSize: 64 * 1024)),
+                                rules: [Rule("big", .get("/big"), always: Outcome(.stub(status: 200, headers: [:], body: .bytes(body))))])
+        try await withServer(scenarios: [scenario], scenario: "big-paced") { server in
+            let client = try RawConnection(port: server.port)
+            client.setReceiveBuffer(16 * 1024)
+            client.send("GET /big HTTP/1.1\r\nHost: a\r\n\r\n")
+            try await Task.sleep(nanoseconds: 1_500_000_000)
+            // At 200 MB/s the whole 32 MiB would be out in 0.2 s without backpressure; with it,
+            // the response is still under way and completes once read.
+            #expect(server.engine.journal.entries().last?.duration == nil, "the paced response finished without a reader")
+            let received = await client.drain(total: 32 * 1024 * 1024, timeout: 120)
+            #expect(received > 32 * 1024 * 1024)
+        }
+    }
+
+    /// An event-stream subscriber that stops reading is dropped, not buffered for ever.
+    @Test func aStalledEventSubscriberIsDropped() async throws {
+        try await withServer { server in
+            let subscriber = try RawConnection(port: server.port)
+            subscriber.setReceiveBuffer(4 * 1024)
+            subscriber.send("GET /__admin/events HTTP/1.1\r\nHost: a\r\n\r\n")
+            let hub = server.engine.events
+            for _ in 0..<100 where hub.subscriberCount == 0 { try await Task.sleep(nanoseconds: 20_000_000) }
+            #expect(hub.subscriberCount == 1)
+            // Traffic makes events; a reader of its own answers is a normal client.
+            let busy = try RawConnection(port: server.port)
+            let request = "GET /categories?padding=\(String(repeating: "p", count: 2000)) HTTP/1.1\r\nHost: a\r\n\r\n"
+            var rounds = 0
+            while hub.subscriberCount > 0 && rounds < 60 {
+                busy.send(String(repeating: request, count: 200))
+                _ = await busy.read(timeout: 30) { RawResponse.parseAll($0).count >= 200 }
+                rounds += 1
+            }
+            #expect(hub.subscriberCount == 0, "the subscriber that does not read is still subscribed after \(rounds) rounds")
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import MockServer
+import NIOCore
+import Scenarios
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Slow, silent, oversized and surplus clients get a clear answer and cost nothing after (#12).
+@Suite struct ConnectionHygieneTests {
+    static let quick = ConnectionLimits(idleTimeout: .milliseconds(600), headTimeout: .milliseconds(400), maxHeadSize: 2_048, maxConnections: 3)
+
+    @Test func aSlowHeadGets408AndIsJournaled() async throws {
+        try await withServer(limits: Self.quick) { server in
+            let client = try RawConnection(port: server.port)
+            client.send("GET /menu HTTP/1.1\r\nHo")
+            // Slowloris: a byte now and then does not extend the head's deadline.
+            for _ in 0..<3 {
+                try await Task.sleep(nanoseconds: 150_000_000)
+                client.send("s")
+            }
+            let read = await client.read(timeout: 30)
+            #expect(read.end == .closed)
+            let response = try #require(read.responses.first, "\(read.text)")
+            #expect(response.status == 408)
+            #expect(String(decoding: response.body, as: UTF8.self).contains("did not arrive within"))
+            #expect(server.engine.journal.entries().last?.status == 408)
+        }
+    }
+
+    @Test func anIdleKeepAliveConnectionIsClosedQuietly() async throws {
+        try await withServer(limits: Self.quick) { server in
+            let client = try RawConnection(port: server.port)
+            client.send("GET /categories HTTP/1.1\r\nHost: a\r\n\r\n")
+            let first = await client.read(timeout: 30) { RawResponse.parseAll($0).count == 1 }
+            #expect(first.responses.first?.status == 200)
+            let (after, elapsed) = await measure { await client.read(timeout: 30) }
+            #expect(after.end == .closed)
+            #expect(after.data.isEmpty, "an idle close sends nothing")
+            #expect(elapsed >= 0.5, "closed after \(elapsed) s, before the idle timeout")
+            #expect(server.engine.journal.totalCount == 1)
+        }
+    }
+
+    @Test func aStalledBodyGets408() async throws {
+        try await withServer(limits: Self.quick) { server in
+            let client = try RawConnection(port: server.port)
+            client.send("POST /order HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"menu")
+            let read = await client.read(timeout: 30)
+            #expect(read.responses.first?.status == 408)
+            #expect(read.text.contains("stopped arriving"))
+            let entry = server.engine.journal.entries().last
+            #expect(entry?.request.method == "POST")
+            #expect(entry?.request.path == "/order")
+        }
+    }
+
+    @Test(arguments: [
+        ("headers", "GET /menu HTTP/1.1\r\nHost: a\r\nX-Big: \(String(repeating: "b", count: 4_000))\r\n\r\n"),
+        ("request line", "GET /menu?\(String(repeating: "q", count: 50_000))"),
+    ])
+    func anOversizedHeadGets431(kind: String, request: String) async throws {
+        try await withServer(limits: Self.quick) { server in
+            let client = try RawConnection(port: server.port)
+            _ = await client.sendWithin(Data(request.utf8), timeout: 5)
+            let read = await client.read(timeout: 30)
+            let response = try #require(read.responses.first, "\(kind): \(read.text.prefix(200))")
+            #expect(response.status == 431, "\(kind)")
+            #expect(String(decoding: response.body, as: UTF8.self).contains("2048"), "\(kind): the limit is named")
+            #expect(server.engine.journal.entries().last?.status == 431)
+        }
+    }
+
+    @Test func connectionsPastTheLimitGetA503AndTheServerRecovers() async throws {
+        try await withServer(limits: ConnectionLimits(maxConnections: 3)) { server in
+            var held: [RawConnection] = []
+            for _ in 0..<3 {
+                let connection = try RawConnection(port: server.port)
+                connection.send("GET /categories HTTP/1.1\r\nHost: a\r\n\r\n")
+                _ = await connection.read(timeout: 30) { RawResponse.parseAll($0).count == 1 }
+                held.append(connection)
+            }
+            let extra = try RawConnection(port: server.port)
+            extra.send("GET /categories HTTP/1.1\r\nHost: a\r\n\r\n")
+            let refused = await extra.read(timeout: 30)
+            let response = try #require(refused.responses.first, "\(refused.text)")
+            #expect(response.status == 503)
+            #expect(response.header("Retry-After") == "1")
+            #expect(String(decoding: response.body, as: UTF8.self).contains("--max-connections"))
+            let (info, _) = try await HTTP.get(server.url("/__admin/info"))
+            _ = info
+            held.removeAll()
+            for _ in 0..<100 where server.server.openConnections > 0 { try await Task.sleep(nanoseconds: 20_000_000) }
+            let (_, ok) = try await HTTP.get(server.url("/categories"))
+            #expect(ok.statusCode == 200)
+        }
+    }
+}
+
+/// A stopping server lets responses under way finish within the grace, then cuts the rest.
+@Suite struct GracefulStopTests {
+    static func delayed(_ seconds: Double) -> Scenario {
+        Scenario(name: "slow-\(seconds)", rules: [Rule("slow", .get("/categories"), always: Outcome(.simulator, latency: .fixed(seconds)))])
+    }
+
+    @Test func aDelayedResponseUnderWayFinishes() async throws {
+        let server = try await TestServer.start(scenarios: [Self.delayed(0.4)], scenario: "slow-0.4")
+        let client = try RawConnection(port: server.port)
+        client.send("GET /categories HTTP/1.1\r\nHost: a\r\n\r\n")
+        try await Task.sleep(nanoseconds: 100_000_000)
+        async let read = client.read(timeout: 30)
+        await server.server.stop()
+        let result = await read
+        #expect(result.responses.first?.status == 200)
+        #expect(result.responses.first?.header("Connection") == "close")
+        #expect(result.end == .closed)
+    }
+
+    @Test func aLongDelayIsCutWithinTheGrace() async throws {
+        let server = try await TestServer.start(scenarios: [Self.delayed(30)], scenario: "slow-30.0")
+        let client = try RawConnection(port: server.port)
+        client.send("GET /categories HTTP/1.1\r\nHost: a\r\n\r\n")
+        try await Task.sleep(nanoseconds: 100_000_000)
+        let (_, elapsed) = await measure { await server.server.stop() }
+        #expect(elapsed < 3, "stop took \(elapsed) s with a 1 s grace")
+        let result = await client.read(timeout: 10)
+        #expect(result.end == .closed || result.end == .reset)
+        #expect(result.responses.isEmpty)
+    }
+}
+
+/// The admin API behind a token, as required off loopback.
+@Suite struct AdminTokenTests {
+    @Test func adminCallsNeedTheTokenAndTheAPIsDoNot() async throws {
+        try await withServer(adminToken: "s3cret") { server in
+            let (body, denied) = try await HTTP.get(server.url("/__admin/info"))
+            #expect(denied.statusCode == 401)
+            #expect(String(decoding: body, as: UTF8.self).contains("--admin-token"))
+            #expect(try await HTTP.get(server.url("/__admin/info"), headers: ["X-Admin-Token": "wrong"]).1.statusCode == 401)
+            #expect(try await HTTP.get(server.url("/__admin/info"), headers: ["X-Admin-Token": "s3cret"]).1.statusCode == 200)
+            #expect(try await HTTP.get(server.url("/__admin/info"), headers: ["Authorization": "Bearer s3cret"]).1.statusCode == 200)
+            #expect(try await HTTP.get(server.url("/menu")).1.statusCode == 200)
+            // Refused admin calls are journaled too.
+            #expect(server.engine.journal.entries().filter { $0.status == 401 }.count == 2)
+        }
+    }
+
+    @Test(arguments: [("127.0.0.1", true), ("localhost", true), ("::1", true), ("[::1]", true), ("0.0.0.0", false), ("::", false), ("192.168.1.5", false)])
+    func loopbackIsRecognised(host: String, loopback: Bool) {
+        #expect(ServerConfiguration.isLoopback(host) == loopback)
+    }
+}
