@@ -38,8 +38,8 @@ extension ServeSettings {
         var seen = Set<String>()
         while let name = rest.popFirst() {
             guard name.hasPrefix("--"), !name.utf8.contains(UInt8(ascii: "=")), name == "--variant" || seen.insert(name).inserted else { return nil }
-            if name == "--watch" {
-                watch = true
+            if name == "--watch" || name == "--admin-open" {
+                if name == "--watch" { watch = true } else { adminOpen = true }
                 continue
             }
             guard let value = rest.popFirst(), !value.hasPrefix("-") else { return nil }
@@ -57,6 +57,11 @@ extension ServeSettings {
             case "--seed": guard let number = UInt64(value) else { return nil }; seed = number
             case "--threads": guard let number = Int(value) else { return nil }; threads = number
             case "--state": state = value
+            case "--idle-timeout": guard let number = Double(value) else { return nil }; idleTimeout = number
+            case "--head-timeout": guard let number = Double(value) else { return nil }; headTimeout = number
+            case "--max-head-size": guard let number = Int(value) else { return nil }; maxHeadSize = number
+            case "--max-connections": guard let number = Int(value) else { return nil }; maxConnections = number
+            case "--admin-token": adminToken = value
             default: return nil
             }
         }

@@ -45,8 +45,26 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Reload fixtures and scenarios when their files change; a broken file is reported and the last good version keeps serving.")
     var watch = false
 
-    @Option(help: "Event-loop threads; default: one per core of the machine.")
+    @Option(help: "Event-loop threads; default: one per CPU this process may use (affinity mask, cgroup quota and cpuset).")
     var threads: Int?
+
+    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Close a keep-alive connection idle this long; a request body that stalls this long gets 408.", valueName: "seconds"))
+    var idleTimeout: Double = ServeSettings.defaults.idleTimeout
+
+    @Option(name: .customLong("head-timeout"), help: ArgumentHelp("A request's head (request line and headers) must arrive within this long of its first byte, else 408 (slowloris).", valueName: "seconds"))
+    var headTimeout: Double = ServeSettings.defaults.headTimeout
+
+    @Option(name: .customLong("max-head-size"), help: ArgumentHelp("The largest request head (request line and headers); larger ones get 431.", valueName: "bytes"))
+    var maxHeadSize: Int = ServeSettings.defaults.maxHeadSize
+
+    @Option(name: .customLong("max-connections"), help: "Open connections at once; one more gets a 503 and is closed.")
+    var maxConnections: Int = ServeSettings.defaults.maxConnections
+
+    @Option(name: .customLong("admin-token"), help: ArgumentHelp("Require this token on every /__admin call (X-Admin-Token header or Authorization: Bearer). Required with a --host other machines can reach, unless --admin-open.", valueName: "token"))
+    var adminToken: String?
+
+    @Flag(name: .customLong("admin-open"), help: "With a --host other machines can reach, leave the admin API open to them (no --admin-token).")
+    var adminOpen = false
 
     @Option(help: ArgumentHelp("Restore state (Open Market catalogue, uploads, scenario states) from this file at start if it exists, and save it there at a clean stop.", valueName: "file"))
     var state: String?
@@ -60,7 +78,9 @@ struct Serve: AsyncParsableCommand {
         ServeSettings(host: host, port: port, fixtures: fixtureOptions.fixtures, variants: fixtureOptions.variant,
                       logLevel: logLevel, maxBodySize: maxBodySize, journalCapacity: journalCapacity,
                       journalMaxBytes: journalMaxBytes, scenario: scenario,
-                      timeScale: timeScale, seed: seed, watch: watch, threads: threads, state: state)
+                      timeScale: timeScale, seed: seed, watch: watch, threads: threads, state: state,
+                      idleTimeout: idleTimeout, headTimeout: headTimeout, maxHeadSize: maxHeadSize,
+                      maxConnections: maxConnections, adminToken: adminToken, adminOpen: adminOpen)
     }
 
     func run() async throws {
@@ -85,8 +105,22 @@ struct ServeSettings: Equatable, Sendable {
     var watch = false
     var threads: Int?
     var state: String?
+    var idleTimeout = 60.0
+    var headTimeout = 10.0
+    var maxHeadSize = 32 * 1024
+    var maxConnections = 4_096
+    var adminToken: String?
+    var adminOpen = false
 
     static let defaults = ServeSettings()
+
+    /// Whether clients on other machines can connect.
+    var isExposed: Bool { !ServerConfiguration.isLoopback(host) }
+
+    var limits: ConnectionLimits {
+        ConnectionLimits(idleTimeout: .nanoseconds(Int64(idleTimeout * 1e9)), headTimeout: .nanoseconds(Int64(headTimeout * 1e9)),
+                         maxHeadSize: maxHeadSize, maxConnections: maxConnections)
+    }
 
     /// What is wrong with these settings, in the words ArgumentParser prints; nil if nothing.
     var problem: String? {
@@ -96,6 +130,17 @@ struct ServeSettings: Equatable, Sendable {
         if journalMaxBytes <= 0 { return "--journal-max-bytes must be positive" }
         if !(timeScale >= 0 && timeScale.isFinite) { return "--time-scale must be zero or more" }
         if let threads, !(1...256).contains(threads) { return "--threads must be between 1 and 256" }
+        if !(idleTimeout > 0 && idleTimeout <= 86_400) { return "--idle-timeout must be more than 0 and at most 86400 seconds" }
+        if !(headTimeout > 0 && headTimeout <= 86_400) { return "--head-timeout must be more than 0 and at most 86400 seconds" }
+        if !(1_024...1_048_576).contains(maxHeadSize) { return "--max-head-size must be between 1024 and 1048576 bytes" }
+        if !(1...1_000_000).contains(maxConnections) { return "--max-connections must be between 1 and 1000000" }
+        if let adminToken, adminToken.isEmpty || adminToken.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) {
+            return "--admin-token must be printable ASCII without spaces"
+        }
+        if adminToken != nil && adminOpen { return "--admin-token and --admin-open contradict each other; give one" }
+        if isExposed && adminToken == nil && !adminOpen {
+            return "--host \(host) lets other machines connect, and the admin API can change and reset everything: give --admin-token TOKEN (clients send X-Admin-Token), or --admin-open to leave it open"
+        }
         do { _ = try VariantSelection.parse(variants) } catch { return error.description }
         return nil
     }
@@ -129,12 +174,15 @@ struct ServeSettings: Equatable, Sendable {
             logger.info("state restored", metadata: ["file": "\(state)"])
         }
 
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: threads ?? System.coreCount)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: threads ?? UsableCores.count)
         let server = MockHTTPServer(
             engine: engine,
-            configuration: ServerConfiguration(host: host, port: port, maxRequestBodySize: maxBodySize),
+            configuration: ServerConfiguration(host: host, port: port, maxRequestBodySize: maxBodySize, limits: limits, adminToken: adminToken),
             group: group,
             logger: logger)
+        if isExposed {
+            FileHandle.standardError.write(Data("warning: listening on \(host): other machines can reach this server; \(adminToken == nil ? "the admin API is OPEN to them (--admin-open)" : "the admin API needs --admin-token"). Fixtures, scenarios and recorded requests are visible to anyone who connects.\n".utf8))
+        }
         try await listen(server)
         var watcher: FixtureWatcher?
         if watch {

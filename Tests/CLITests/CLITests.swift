@@ -83,6 +83,8 @@ import FoundationNetworking
         (["validate"], "validate"),
         (["no-such-subcommand"], "no-such-subcommand"),
         (["serve", "--port"], "--port"),
+        (["--host", "0.0.0.0"], "--admin-token"),
+        (["--max-connections", "0"], "--max-connections"),
     ]
 
     @Test(arguments: badArguments)
@@ -127,7 +129,8 @@ import FoundationNetworking
         let (status, stdout, _) = try await MockServerProcess.run(["serve", "--help"])
         #expect(status == 0)
         for flag in ["--host", "--port", "--fixtures", "--variant", "--log-level", "--max-body-size", "--journal-capacity", "--journal-max-bytes",
-                     "--scenario", "--time-scale", "--seed", "--state", "--watch"] {
+                     "--scenario", "--time-scale", "--seed", "--state", "--watch",
+                     "--idle-timeout", "--head-timeout", "--max-head-size", "--max-connections", "--admin-token", "--admin-open", "--threads"] {
             #expect(stdout.contains(flag), "--help does not mention \(flag)")
         }
         let (_, rootHelp, _) = try await MockServerProcess.run(["--help"])

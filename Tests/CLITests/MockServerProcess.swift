@@ -20,8 +20,8 @@ final class MockServerProcess: @unchecked Sendable {
     let stdout = Pipe()
     let stderr = Pipe()
 
-    init(_ arguments: [String]) throws {
-        process.executableURL = Self.binary
+    init(_ arguments: [String], executable: URL? = nil) throws {
+        process.executableURL = executable ?? Self.binary
         process.arguments = arguments
         process.standardOutput = stdout
         process.standardError = stderr

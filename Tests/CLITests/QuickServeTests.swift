@@ -10,7 +10,9 @@ import Testing
         ["serve"],
         ["--port", "0"],
         ["--port", "0", "--log-level", "warning"],
-        ["serve", "--host", "0.0.0.0", "--port", "65535", "--watch"],
+        ["serve", "--host", "0.0.0.0", "--port", "65535", "--watch", "--admin-open"],
+        ["--host", "0.0.0.0", "--admin-token", "s3cret", "--idle-timeout", "5", "--head-timeout", "2.5"],
+        ["--max-head-size", "4096", "--max-connections", "10"],
         ["--fixtures", "/tmp/fixtures", "--variant", "community", "--variant", "vapor-8090"],
         ["--scenario", "slow-network", "--seed", "42", "--time-scale", "0.01", "--threads", "1"],
         ["--max-body-size", "1024", "--journal-capacity", "50", "--journal-max-bytes", "100000", "--state", "/tmp/state.json"],
@@ -31,6 +33,8 @@ import Testing
         ["--max-body-size", "0"], ["--journal-max-bytes", "0"], ["--journal-capacity", "-5"], ["--time-scale", "nan"], ["--time-scale", "-1"],
         ["--seed", "-1"], ["--threads", "0"], ["--threads", "300"], ["--variant", "nope"],
         ["--unknown", "1"], ["--", "x"],
+        ["--host", "0.0.0.0"], ["--host", "0.0.0.0", "--admin-token", "t", "--admin-open"], ["--idle-timeout", "0"],
+        ["--max-head-size", "10"], ["--max-connections", "0"], ["--admin-open", "--admin-open"],
         ["--port", "1", "serve"], ["serve", "serve"], ["--scenario", "--watch"],
     ]
 

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Where the server may be reached from, and what it runs on (#12).
+@Suite struct ExposureTests {
+    func info(_ base: String, token: String? = nil) async throws -> (status: Int, json: [String: Any]) {
+        var request = URLRequest(url: URL(string: base + "/__admin/info")!)
+        if let token { request.setValue(token, forHTTPHeaderField: "X-Admin-Token") }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, json)
+    }
+
+    static func base(_ line: String?, port host: String = "127.0.0.1") -> String? {
+        guard let line, let port = line.split(separator: ":").last else { return nil }
+        return "http://\(host):\(port)"
+    }
+
+    /// Pinned to one CPU (taskset), the server runs one event loop, not one per machine core.
+    @Test func oneEventLoopWhenPinnedToOneCPU() async throws {
+        let taskset = ["/usr/bin/taskset", "/bin/taskset"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        let path = try #require(taskset, "taskset (util-linux) is needed for this test")
+        let child = try MockServerProcess(["-c", "0", MockServerProcess.binary.path, "--port", "0"], executable: URL(fileURLWithPath: path))
+        let base = try #require(Self.base(await child.firstLine()))
+        let (status, json) = try await info(base)
+        #expect(status == 200)
+        let transport = try #require(json["transport"] as? [String: Any])
+        #expect(transport["eventLoops"] as? Int == 1)
+        child.signal(SIGTERM)
+        #expect(await child.waitForExit() == 0)
+    }
+
+    @Test func offLoopbackWithATokenWarnsAndGuardsTheAdminAPI() async throws {
+        let child = try MockServerProcess(["--host", "0.0.0.0", "--port", "0", "--admin-token", "s3cret", "--log-level", "error"])
+        let base = try #require(Self.base(await child.firstLine()))
+        #expect(try await info(base).status == 401)
+        #expect(try await info(base, token: "s3cret").status == 200)
+        let (_, menu) = try await URLSession.shared.data(from: URL(string: base + "/menu")!)
+        #expect((menu as? HTTPURLResponse)?.statusCode == 200)
+        child.signal(SIGTERM)
+        #expect(await child.waitForExit() == 0)
+        let stderr = child.readAll(child.stderr)
+        #expect(stderr.contains("warning: listening on 0.0.0.0"), "\(stderr)")
+    }
+
+    @Test func offLoopbackOpenWarnsThatTheAdminAPIIsOpen() async throws {
+        let child = try MockServerProcess(["--host", "0.0.0.0", "--port", "0", "--admin-open", "--log-level", "error"])
+        let base = try #require(Self.base(await child.firstLine()))
+        #expect(try await info(base).status == 200)
+        child.signal(SIGTERM)
+        #expect(await child.waitForExit() == 0)
+        #expect(child.readAll(child.stderr).contains("OPEN"))
+    }
+
+    @Test func loopbackNeedsNoToken() async throws {
+        let child = try MockServerProcess(["--port", "0", "--log-level", "error"])
+        let base = try #require(Self.base(await child.firstLine()))
+        #expect(try await info(base).status == 200)
+        child.signal(SIGTERM)
+        #expect(await child.waitForExit() == 0)
+        #expect(!child.readAll(child.stderr).contains("warning"))
+    }
+
+    /// SIGTERM while a response hangs (the `hang` scenario): it is cut within the grace and the
+    /// state file is written.
+    @Test func sigtermDuringADelayStopsWithinASecondAndSavesState() async throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("state-\(UUID().uuidString).json")
+        let child = try MockServerProcess(["--port", "0", "--scenario", "hang", "--state", state.path, "--log-level", "error"])
+        let base = try #require(Self.base(await child.firstLine()))
+        var request = URLRequest(url: URL(string: base + "/menu")!)
+        request.timeoutInterval = 30
+        let pending = Task { try? await URLSession.shared.data(for: request) }
+        try await Task.sleep(nanoseconds: 200_000_000)
+        let start = Date()
+        child.signal(SIGTERM)
+        let status = await child.waitForExit()
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(status == 0)
+        #expect(elapsed < 3, "stopping took \(elapsed) s")
+        #expect(FileManager.default.fileExists(atPath: state.path))
+        _ = await pending.value
+    }
+}
