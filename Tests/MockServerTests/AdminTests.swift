@@ -165,3 +165,46 @@ import FoundationNetworking
         }
     }
 }
+
+/// #12: a wrong method on an admin path is a 405 naming the right ones; patterns in
+/// messages read as JSON, never as Swift debug values.
+@Suite struct AdminMessagesTests {
+    @Test(arguments: [("DELETE", "/__admin/info", "GET, HEAD"), ("GET", "/__admin/verify", "POST"), ("PUT", "/__admin/state/reset", "POST")])
+    func aWrongMethodIs405WithAllow(method: String, path: String, allow: String) async throws {
+        try await withServer { server in
+            var request = URLRequest(url: server.url(path))
+            request.httpMethod = method
+            let (data, response) = try await HTTP.send(request)
+            #expect(response.statusCode == 405, "\(method) \(path)")
+            #expect(response.value(forHTTPHeaderField: "Allow") == allow)
+            #expect(String(decoding: data, as: UTF8.self).contains("does not answer \(method)"))
+            #expect(try await HTTP.get(server.url("/__admin/no-such-thing")).1.statusCode == 404)
+        }
+    }
+
+    @Test func verifyMessagesShowJSONPatternsAsJSON() async throws {
+        try await withServer { server in
+            let (data, response) = try await HTTP.post(server.url("/__admin/verify"),
+                json: #"{"request": {"method": "POST", "path": "/order", "body": {"jsonEqualTo": {"menuIds": [1, 1, 5]}}}, "count": {"exactly": 1}}"#)
+            #expect(response.statusCode == 409)
+            let text = String(decoding: data, as: UTF8.self)
+            #expect(!text.contains("JSONValue"), "\(text)")
+            #expect(!text.contains(".number("), "\(text)")
+            #expect(text.contains(#"{\"menuIds\":[1,1,5]}"#), "\(text)")
+        }
+    }
+
+    @Test func nearestRulesShowJSONPatternsAsJSON() async throws {
+        let rule = Rule("order-115", RequestPattern(method: "POST", path: "/order", body: .jsonEqualTo(["menuIds": [1, 1, 5]])),
+                        always: .status(201))
+        let replay = Scenario(name: "replay", rules: [rule])
+        try await withServer(scenarios: [replay], scenario: "replay") { server in
+            let (data, response) = try await HTTP.get(server.url("/no-such-route"))
+            #expect(response.statusCode == 404)
+            let text = String(decoding: data, as: UTF8.self)
+            #expect(text.contains("nearestRules"), "\(text)")
+            #expect(!text.contains("JSONValue"), "\(text)")
+            #expect(text.contains(#"equals JSON {\"menuIds\":[1,1,5]}"#), "\(text)")
+        }
+    }
+}

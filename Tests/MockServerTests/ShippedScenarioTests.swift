@@ -104,6 +104,15 @@ import FoundationNetworking
             let page = try object(try await HTTP.get(server.url("/api/products?page_no=1&items_per_page=20")).0)
             #expect(page["total_count"] as? Int == 0)
             #expect(try await HTTP.get(server.url("/api/products?page_no=2&items_per_page=20")).1.statusCode == 204)
+            // The page says what was asked and agrees with itself (#12).
+            let ten = try object(try await HTTP.get(server.url("/api/products?page_no=1&items_per_page=10")).0)
+            #expect(ten["items_per_page"] as? Int == 10)
+            #expect(ten["last_page"] as? Int == 0)
+            #expect(ten["has_next"] as? Bool == false)
+            #expect((ten["pages"] as? [Any])?.isEmpty == true)
+            for bad in ["page_no=abc&items_per_page=10", "page_no=0&items_per_page=10", "page_no=1&items_per_page=-5"] {
+                #expect(try await HTTP.get(server.url("/api/products?" + bad)).1.statusCode == 400, "\(bad)")
+            }
         }
     }
 
@@ -112,8 +121,17 @@ import FoundationNetworking
             let items = try #require(try object(try await HTTP.get(server.url("/menu")).0)["items"] as? [[String: Any]])
             #expect(items.count == 300)
             #expect(Set(items.compactMap { $0["id"] as? Int }).count == 300)
-            let page = try #require(try object(try await HTTP.get(server.url("/api/products?page_no=1&items_per_page=20")).0)["pages"] as? [Any])
-            #expect(page.count == 1000)
+            let categories = try #require(try object(try await HTTP.get(server.url("/categories")).0)["categories"] as? [Any])
+            #expect(categories.count == 300)
+            // Open Market pages agree with their counts and with detail (#12).
+            let page = try object(try await HTTP.get(server.url("/api/products?page_no=1&items_per_page=20")).0)
+            let products = try #require(page["pages"] as? [[String: Any]])
+            #expect(products.count == 20)
+            #expect(page["items_per_page"] as? Int == 20)
+            let total = try #require(page["total_count"] as? Int)
+            #expect(page["last_page"] as? Int == (total + 19) / 20)
+            let id = try #require(products.last?["id"] as? Int)
+            #expect(try await HTTP.get(server.url("/api/products/\(id)")).1.statusCode == 200)
         }
     }
 
@@ -223,5 +241,29 @@ import FoundationNetworking
             let sessions = Set(server.engine.journal.entries().compactMap(\.session))
             #expect(sessions.count == 8)
         }
+    }
+}
+
+/// #12: under `flaky` (one `/**` rule), `/categories` gets the same outcome sequence
+/// whether or not `/menu` calls come between, as the README and the file promise.
+@Suite struct FlakyPerRouteTests {
+    func categoryStatuses(interleaving: Bool) async throws -> [Int] {
+        try await withServer(scenario: "flaky") { server in
+            var statuses: [Int] = []
+            for index in 0..<40 {
+                if interleaving {
+                    for _ in 0..<(index % 3) { _ = try await HTTP.get(server.url("/menu")) }
+                }
+                statuses.append(try await HTTP.get(server.url("/categories")).1.statusCode)
+            }
+            return statuses
+        }
+    }
+
+    @Test func categoriesKeepTheirSequenceWhateverMenuDoes() async throws {
+        let alone = try await categoryStatuses(interleaving: false)
+        let mixed = try await categoryStatuses(interleaving: true)
+        #expect(alone == mixed)
+        #expect(Set(alone).count > 1, "the sequence should mix outcomes: \(alone)")
     }
 }

@@ -29,6 +29,14 @@ public struct AdminAPI: Responder {
             return engine.respond(to: request)
         }
         var plan = authorized(request) ? router.respond(to: request) : Self.unauthorized
+        if plan.status == 404 && plan.answeredBy == nil {
+            let allowed = router.allowedMethods(at: request.path)
+            if !allowed.isEmpty {
+                plan = ResponsePlan.error(405, "\(request.path) does not answer \(request.method); it answers \(allowed.joined(separator: ", "))",
+                                          details: ["allow": .array(allowed.map(JSONValue.string))])
+                plan.headers.add("Allow", allowed.joined(separator: ", "))
+            }
+        }
         plan.journalID = engine.record(request, plan)
         return plan
     }

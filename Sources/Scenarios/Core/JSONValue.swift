@@ -107,3 +107,11 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     }
     public init(nilLiteral: ()) { self = .null }
 }
+
+/// Printed as compact JSON with sorted keys (never as a Swift debug value), so messages
+/// that name a pattern or a value read like what the user wrote.
+extension JSONValue: CustomStringConvertible {
+    public var description: String {
+        String(decoding: JSONCoding.encode(self), as: UTF8.self)
+    }
+}

@@ -49,6 +49,19 @@ public struct Router: Responder {
         return unmatched(request)
     }
 
+    /// The methods some route answers at `path` (with HEAD wherever GET is), sorted; empty
+    /// when no route has that path. A 405 names them in `Allow`.
+    public func allowedMethods(at path: String) -> [String] {
+        var methods = Set<String>()
+        for route in routes {
+            guard let pattern = route.pattern.path, pattern.match(path) != nil else { continue }
+            guard let method = route.pattern.method else { return [] }   // any method is answered
+            methods.insert(method)
+            if method == "GET" { methods.insert("HEAD") }
+        }
+        return methods.sorted()
+    }
+
     /// The routes closest to `request`, best first.
     public func nearest(to request: MockRequest) -> [Route] {
         routes

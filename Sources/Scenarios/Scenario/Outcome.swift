@@ -98,9 +98,24 @@ public enum BodyTransform: Sendable, Hashable {
     /// Every list (`items`, `pages`, `categories`) repeated this many times, ids offset by
     /// 100000 per copy: large catalogs from the same fixtures.
     case repeatItems(Int)
+    /// Every list (`items`, `pages`, `categories`) emptied, and an Open Market page's
+    /// counts made to agree (`total_count` 0, `last_page` 0, no next or previous page),
+    /// keeping what the client asked for (`page_no`, `items_per_page`).
+    case emptyLists
 
     public func apply(_ body: Data) -> Data {
         switch self {
+        case .emptyLists:
+            guard case .object(var object)? = JSONValue(parsing: body) else { return body }
+            for key in ["items", "pages", "categories"] where object[key]?.arrayValue != nil { object[key] = .array([]) }
+            if object["total_count"] != nil {
+                object["total_count"] = 0
+                object["offset"] = 0
+                object["last_page"] = 0
+                object["has_next"] = false
+                object["has_prev"] = false
+            }
+            return JSONCoding.encode(JSONValue.object(object))
         case .emptyBody:
             return Data()
         case .malformedJSON:

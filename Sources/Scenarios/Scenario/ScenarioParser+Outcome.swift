@@ -99,7 +99,8 @@ extension ScenarioParser {
 
     func transform(_ json: JSONValue, _ path: String) -> BodyTransform? {
         if case .string = json {
-            return reader.choice(json, path, ["malformedJSON": BodyTransform.malformedJSON, "wrongShape": .wrongShape, "emptyBody": .emptyBody])
+            return reader.choice(json, path, ["malformedJSON": BodyTransform.malformedJSON, "wrongShape": .wrongShape, "emptyBody": .emptyBody,
+                                        "emptyLists": .emptyLists])
         }
         guard let members = reader.object(json, path, keys: ["repeatItems"]) else { return nil }
         return reader.integer(members["repeatItems"], "\(path).repeatItems", required: true, range: 1...10_000).map(BodyTransform.repeatItems)
