@@ -84,6 +84,25 @@ import Testing
         #expect(engine.respond(to: MockRequest(method: "POST", uri: "/menu", headers: ["If-None-Match": "\"1\""])).status == 200)
     }
 
+    /// Scenario files are data: a body file cannot reach outside the scenario's folder (#12).
+    @Test(arguments: ["../outside.json", "/etc/hostname", "sub/../../outside.json"])
+    func bodyFilesStayInsideTheScenarioFolder(name: String) throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("confined-\(UUID().uuidString)")
+        let folder = root.appendingPathComponent("scenarios")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        try Data("secret".utf8).write(to: root.appendingPathComponent("outside.json"))
+        let json = #"{"version": 1, "name": "escape", "rules": [{"name": "a", "request": {"path": "/a"}, "response": {"status": 200, "bodyFile": "NAME"}}]}"#
+            .replacingOccurrences(of: "NAME", with: name)
+        let url = folder.appendingPathComponent("escape.json")
+        try Data(json.utf8).write(to: url)
+        #expect {
+            try ScenarioFile.load(url)
+        } throws: { error in
+            (error as? FixtureError)?.problems.contains { $0.jsonPath == "$.rules[0].response.bodyFile" && $0.reason.contains("outside the scenario file's folder") } ?? false
+        }
+    }
+
     @Test func bodyFileProblemsSayWhichFileAndWhere() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bodies-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -76,9 +76,16 @@ extension ScenarioParser {
             reader.problem(path, "a body file works only in a scenario file (its path is relative to the file)")
             return nil
         }
-        let url = name.hasPrefix("/") ? URL(fileURLWithPath: name) : directory.appendingPathComponent(name)
+        // Data only: a body file lives in the scenario file's folder (or below it), so a
+        // shared scenario file cannot serve the machine's other files to whoever connects.
+        let folder = directory.standardizedFileURL.resolvingSymlinksInPath().path
+        let url = directory.appendingPathComponent(name).standardizedFileURL.resolvingSymlinksInPath()
+        guard !name.hasPrefix("/"), url.path.hasPrefix(folder.hasSuffix("/") ? folder : folder + "/") else {
+            reader.problem(path, "\"\(name)\" is outside the scenario file's folder; body files must be inside it (a relative path without ..)")
+            return nil
+        }
         guard let data = try? Data(contentsOf: url) else {
-            reader.problem(path, "cannot read \(url.path)")
+            reader.problem(path, "cannot read \(directory.appendingPathComponent(name).standardizedFileURL.path)")
             return nil
         }
         return data
