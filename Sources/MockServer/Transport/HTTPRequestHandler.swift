@@ -260,8 +260,39 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func channelInactive(context: ChannelHandlerContext) {
         stopStreaming()
         pendingWhenWritable = nil
-        queued.removeAll()
+        journalAbandoned()
         context.fireChannelInactive()
+    }
+
+    /// The client went away with requests the server had read but not answered: one cut
+    /// off mid-body, and complete ones queued behind a response (pipelining). Each is
+    /// journaled as 499 (nginx's "client closed request"), so the journal holds every
+    /// request the server received.
+    private func journalAbandoned() {
+        let now = engine.timeSource.now()
+        func record(_ head: HTTPRequestHead, _ reason: String, receivedAt: Date) {
+            let plan = ResponsePlan.error(499, reason)
+            let id = engine.recordRejected(makeRequest(head, body: Data(), receivedAt: receivedAt), plan: plan)
+            engine.completed(id, receivedAt: receivedAt)
+        }
+        switch state {
+        case .receiving(let head, _, let receivedAt), .discarding(let head, _, let receivedAt):
+            record(head, "The client closed the connection before the request body ended", receivedAt: receivedAt)
+            state = .closing
+        default:
+            break
+        }
+        var pending: HTTPRequestHead?
+        while let part = queued.popFirst() {
+            switch part {
+            case .head(let head): pending = head
+            case .body: break
+            case .end:
+                if let head = pending { record(head, "The client closed the connection before this pipelined request was answered", receivedAt: now) }
+                pending = nil
+            }
+        }
+        if let head = pending { record(head, "The client closed the connection before the request body ended", receivedAt: now) }
     }
 
     /// Malformed HTTP: a 400 with a JSON body, journaled, then the connection closes

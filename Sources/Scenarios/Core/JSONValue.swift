@@ -115,3 +115,9 @@ extension JSONValue: CustomStringConvertible {
         String(decoding: JSONCoding.encode(self), as: UTF8.self)
     }
 }
+
+extension JSONValue {
+    /// Arrays and objects nested deeper than this are refused when parsing (a hostile
+    /// body cannot exhaust the stack).
+    public static var maximumParsingDepth: Int { JSONParser.maximumDepth }
+}
