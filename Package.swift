@@ -91,6 +91,17 @@ let package = Package(
         ),
         // Benchmarks/bench.py times the contract suites with this (not a product).
         .executableTarget(name: "contract-timing", dependencies: ["ContractTests", "MockFixtures"], path: "Benchmarks/ContractTiming"),
+        // Fuzz targets (Fuzz/README.md): built with `-sanitize=fuzzer -DFUZZING` they are
+        // libFuzzer binaries; in an ordinary build they replay a corpus (a regression check).
+        .target(name: "FuzzSupport", path: "Fuzz/Sources/FuzzSupport"),
+        .executableTarget(name: "fuzz-json", dependencies: ["Scenarios", "FuzzSupport"], path: "Fuzz/Sources/fuzz-json"),
+        .executableTarget(name: "fuzz-multipart", dependencies: ["Scenarios", "FuzzSupport"], path: "Fuzz/Sources/fuzz-multipart"),
+        .executableTarget(name: "fuzz-scenario", dependencies: ["Scenarios", "FuzzSupport"], path: "Fuzz/Sources/fuzz-scenario"),
+        .executableTarget(name: "fuzz-request", dependencies: [
+            "MockServer", "Scenarios", "MockFixtures", "FuzzSupport",
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ], path: "Fuzz/Sources/fuzz-request"),
         // Test-only support shared by the test targets (they run in one process).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "MockFixtures"]),
