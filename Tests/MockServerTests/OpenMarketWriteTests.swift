@@ -285,3 +285,30 @@ import FoundationNetworking
         }
     }
 }
+
+/// Found by `Fuzz/run.sh`: a byte of 0x80 or more in a part's header name crashed the
+/// server inside MultipartKit (an index past its 128-entry table). Now it is a 400.
+@Suite struct MultipartHardeningTests {
+    @Test func aNonASCIIHeaderNameIsA400AndTheServerLives() async throws {
+        try await withServer { server in
+            var body = Data("--B\r\nContent-Disposit".utf8)
+            body.append(0x9E)
+            body.append(Data("ion: form-data; name=\"params\"\r\nContent-Type: application/json\r\n\r\n{\"name\":\"x\"}\r\n--B--\r\n".utf8))
+            var request = URLRequest(url: server.url("/api/products"))
+            request.httpMethod = "POST"
+            request.setValue("multipart/form-data; boundary=B", forHTTPHeaderField: "Content-Type")
+            request.setValue(OpenMarketClient.vendor1.identifier, forHTTPHeaderField: "identifier")
+            request.httpBody = body
+            let (data, response) = try await HTTP.send(request)
+            #expect(response.statusCode == 400, "\(String(decoding: data, as: UTF8.self))")
+            #expect(String(decoding: data, as: UTF8.self).contains("not ASCII"))
+            #expect(try await HTTP.get(server.url("/menu")).1.statusCode == 200)
+        }
+    }
+
+    @Test func utf8FileNamesInHeaderValuesAreStillAccepted() throws {
+        let body = Data("--B\r\nContent-Disposition: form-data; name=\"images\"; filename=\"사진.png\"\r\nContent-Type: image/png\r\n\r\nPNG\r\n--B--\r\n".utf8)
+        let form = try MultipartForm.parse(body, contentType: "multipart/form-data; boundary=B")
+        #expect(form.parts.first?.filename == "사진.png")
+    }
+}

@@ -22,6 +22,9 @@ public struct MultipartForm: Sendable {
         guard body.range(of: Data("--\(boundary)--".utf8)) != nil else {
             throw .malformed("the body has no closing boundary \"--\(boundary)--\"; was it cut short?")
         }
+        // MultipartKit 4.7 indexes a 128-entry table with each header-name byte: a byte of
+        // 0x80 or more there crashed the whole server (found by Fuzz/run.sh). Refuse first.
+        if let problem = nonASCIIHeaderName(body, boundary: boundary) { throw .malformed(problem) }
         var parts: [Part] = []
         var headers: [(String, String)] = []
         var bytes = Data()
@@ -47,6 +50,50 @@ public struct MultipartForm: Sendable {
         }
         guard !parts.isEmpty else { throw .malformed("the multipart body has no parts") }
         return MultipartForm(parts: parts)
+    }
+
+    /// Where a part's header name has a byte that is not ASCII (names are tokens; values
+    /// such as file names may be UTF-8). Every header block is checked: from each
+    /// delimiter to the blank line that ends it, each line's bytes before its first colon.
+    static func nonASCIIHeaderName(_ body: Data, boundary: String) -> String? {
+        let bytes = [UInt8](body)
+        let delimiter = [UInt8]("--\(boundary)".utf8)
+        var index = 0
+        var part = 0
+        while let start = find(delimiter, in: bytes, from: index) {
+            var position = start + delimiter.count
+            part += 1
+            var inName = true
+            var lineLength = 0
+            // Up to the blank line (CRLF CRLF) that ends this part's headers.
+            while position < bytes.count {
+                let byte = bytes[position]
+                if byte == 0x0A {
+                    if lineLength <= 1 && position > start + delimiter.count + 2 { break }   // an empty line: the headers end
+                    inName = true
+                    lineLength = 0
+                } else {
+                    lineLength += 1
+                    if byte == UInt8(ascii: ":") { inName = false }
+                    if inName && byte >= 0x80 {
+                        return "part \(part) has a header name with a byte that is not ASCII (0x\(String(byte, radix: 16, uppercase: true)))"
+                    }
+                }
+                position += 1
+            }
+            index = max(position, start + delimiter.count)
+        }
+        return nil
+    }
+
+    static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
+        guard !needle.isEmpty, haystack.count >= needle.count, start <= haystack.count - needle.count else { return nil }
+        var index = start
+        while index <= haystack.count - needle.count {
+            if haystack[index] == needle[0] && haystack[index..<(index + needle.count)].elementsEqual(needle) { return index }
+            index += 1
+        }
+        return nil
     }
 
     /// `value` of `name=value` or `name="value"` in a header such as Content-Disposition.
