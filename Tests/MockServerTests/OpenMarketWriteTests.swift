@@ -287,7 +287,7 @@ import FoundationNetworking
 }
 
 /// Found by `Fuzz/run.sh`: a byte of 0x80 or more in a part's header name crashed the
-/// server inside MultipartKit (an index past its 128-entry table). Now it is a 400.
+/// server inside MultipartKit (an index past its 128-entry table). Our own parser says 400.
 @Suite struct MultipartHardeningTests {
     @Test func aNonASCIIHeaderNameIsA400AndTheServerLives() async throws {
         try await withServer { server in
@@ -301,7 +301,7 @@ import FoundationNetworking
             request.httpBody = body
             let (data, response) = try await HTTP.send(request)
             #expect(response.statusCode == 400, "\(String(decoding: data, as: UTF8.self))")
-            #expect(String(decoding: data, as: UTF8.self).contains("not ASCII"))
+            #expect(String(decoding: data, as: UTF8.self).contains("not allowed in a token"))
             #expect(try await HTTP.get(server.url("/menu")).1.statusCode == 200)
         }
     }

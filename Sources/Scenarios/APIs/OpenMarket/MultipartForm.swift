@@ -1,7 +1,11 @@
 import Foundation
-import MultipartKit
 
-/// A multipart/form-data body split into parts, in order, by MultipartKit's parser.
+/// A multipart/form-data body (RFC 7578) split into parts, in order.
+///
+/// Our own parser, on bytes, bounded: MultipartKit 4.7 (used until #12) crashed the
+/// whole server on a byte of 0x80 or more in a part's header name (an index past a
+/// 128-entry table; found by `Fuzz/run.sh`), and a crash cannot be caught. Strict where
+/// iOS clients are: CRLF line ends, headers up to a blank line, a closing delimiter.
 public struct MultipartForm: Sendable {
     public struct Part: Sendable {
         public var name: String?
@@ -14,89 +18,97 @@ public struct MultipartForm: Sendable {
 
     public enum Failure: Error { case notMultipart, noBoundary, malformed(String) }
 
+    /// At most this many parts (Open Market takes a `params` part and five images).
+    public static let maxParts = 64
+    /// At most this many bytes of headers per part.
+    public static let maxHeaderBytes = 16 * 1024
+
     /// Parses `body` given the request's Content-Type.
     public static func parse(_ body: Data, contentType: String?) throws(Failure) -> MultipartForm {
         guard let contentType, contentType.lowercased().hasPrefix("multipart/form-data") else { throw .notMultipart }
         guard let boundary = parameter("boundary", in: contentType), !boundary.isEmpty, boundary.count <= 200 else { throw .noBoundary }
-        // A body without its closing delimiter was cut short: its last part would be lost silently.
-        guard body.range(of: Data("--\(boundary)--".utf8)) != nil else {
-            throw .malformed("the body has no closing boundary \"--\(boundary)--\"; was it cut short?")
+        let bytes = [UInt8](body)
+        let delimiter = [UInt8]("--\(boundary)".utf8)
+        let crlf: [UInt8] = [0x0D, 0x0A]
+        // The first delimiter starts the body or follows a preamble line.
+        guard var position = bytes.starts(with: delimiter) ? 0 : find(crlf + delimiter, in: bytes, from: 0).map({ $0 + 2 }) else {
+            throw .malformed("the body has no boundary \"--\(boundary)\"")
         }
-        // MultipartKit 4.7 indexes a 128-entry table with each header-name byte: a byte of
-        // 0x80 or more there crashed the whole server (found by Fuzz/run.sh). Refuse first.
-        if let problem = nonASCIIHeaderName(body, boundary: boundary) { throw .malformed(problem) }
         var parts: [Part] = []
-        var headers: [(String, String)] = []
-        var bytes = Data()
-        let parser = MultipartParser(boundary: boundary)
-        parser.onHeader = { name, value in headers.append((name, value)) }
-        parser.onBody = { buffer in
-            if let chunk = buffer.readBytes(length: buffer.readableBytes) { bytes.append(contentsOf: chunk) }
-        }
-        parser.onPartComplete = {
-            let disposition = headers.first { $0.0.lowercased() == "content-disposition" }?.1 ?? ""
+        while true {
+            position += delimiter.count
+            if bytes[position...].starts(with: [0x2D, 0x2D]) { break }   // "--": the closing delimiter
+            while position < bytes.count, bytes[position] == 0x20 || bytes[position] == 0x09 { position += 1 }   // padding
+            guard bytes[position...].starts(with: crlf) else {
+                throw .malformed("part \(parts.count + 1): the boundary line does not end with CRLF")
+            }
+            position += 2
+            guard let headersEnd = find(crlf + crlf, in: bytes, from: position, limit: maxHeaderBytes) else {
+                throw .malformed("part \(parts.count + 1): no blank line ends its headers within \(maxHeaderBytes) bytes")
+            }
+            let headers = try headerFields(bytes[position..<headersEnd], part: parts.count + 1)
+            let bodyStart = headersEnd + 4
+            guard let next = find(crlf + delimiter, in: bytes, from: bodyStart) else {
+                throw .malformed("the body has no closing boundary \"--\(boundary)--\"; was it cut short?")
+            }
+            let disposition = headers.first { $0.name.lowercased() == "content-disposition" }?.value ?? ""
             parts.append(Part(
                 name: parameter("name", in: disposition),
                 filename: parameter("filename", in: disposition),
-                contentType: headers.first { $0.0.lowercased() == "content-type" }?.1,
-                body: bytes))
-            headers = []
-            bytes = Data()
-        }
-        do {
-            try parser.execute([UInt8](body))
-        } catch {
-            throw .malformed("the multipart body is malformed")
+                contentType: headers.first { $0.name.lowercased() == "content-type" }?.value,
+                body: Data(bytes[bodyStart..<next])))
+            guard parts.count <= maxParts else { throw .malformed("more than \(maxParts) parts") }
+            position = next + 2
         }
         guard !parts.isEmpty else { throw .malformed("the multipart body has no parts") }
         return MultipartForm(parts: parts)
     }
 
-    /// Where a part's header name has a byte that is not ASCII (names are tokens; values
-    /// such as file names may be UTF-8). Every header block is checked: from each
-    /// delimiter to the blank line that ends it, each line's bytes before its first colon.
-    static func nonASCIIHeaderName(_ body: Data, boundary: String) -> String? {
-        let bytes = [UInt8](body)
-        let delimiter = [UInt8]("--\(boundary)".utf8)
-        var index = 0
-        var part = 0
-        while let start = find(delimiter, in: bytes, from: index) {
-            var position = start + delimiter.count
-            part += 1
-            var inName = true
-            var lineLength = 0
-            // Up to the blank line (CRLF CRLF) that ends this part's headers.
-            while position < bytes.count {
-                let byte = bytes[position]
-                if byte == 0x0A {
-                    if lineLength <= 1 && position > start + delimiter.count + 2 { break }   // an empty line: the headers end
-                    inName = true
-                    lineLength = 0
-                } else {
-                    lineLength += 1
-                    if byte == UInt8(ascii: ":") { inName = false }
-                    if inName && byte >= 0x80 {
-                        return "part \(part) has a header name with a byte that is not ASCII (0x\(String(byte, radix: 16, uppercase: true)))"
-                    }
-                }
-                position += 1
+    /// `Name: value` lines; names are tokens (ASCII), values are read as UTF-8 (file names).
+    static func headerFields(_ block: ArraySlice<UInt8>, part: Int) throws(Failure) -> [(name: String, value: String)] {
+        var fields: [(name: String, value: String)] = []
+        var lineStart = block.startIndex
+        while lineStart < block.endIndex {
+            let lineEnd = find([0x0D, 0x0A], in: Array(block[lineStart...]), from: 0).map { lineStart + $0 } ?? block.endIndex
+            let line = block[lineStart..<lineEnd]
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex else {
+                throw .malformed("part \(part): a header line has no name")
             }
-            index = max(position, start + delimiter.count)
+            let name = line[line.startIndex..<colon]
+            guard name.allSatisfy(isTokenByte) else {
+                throw .malformed("part \(part): a header name has a byte that is not allowed in a token (names are ASCII)")
+            }
+            let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            fields.append((String(decoding: name, as: UTF8.self), value))
+            lineStart = lineEnd + 2
         }
-        return nil
+        return fields
     }
 
-    static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
-        guard !needle.isEmpty, haystack.count >= needle.count, start <= haystack.count - needle.count else { return nil }
+    /// RFC 9110 `tchar`.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
+            return true
+        default:
+            return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+        }
+    }
+
+    /// The first index of `needle` in `haystack` at or after `start`, looking at most
+    /// `limit` bytes past `start`.
+    static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int, limit: Int = .max) -> Int? {
+        guard !needle.isEmpty, haystack.count >= needle.count else { return nil }
+        let last = min(haystack.count - needle.count, start > Int.max - limit ? Int.max : start + limit)
+        guard start <= last else { return nil }
         var index = start
-        while index <= haystack.count - needle.count {
+        while index <= last {
             if haystack[index] == needle[0] && haystack[index..<(index + needle.count)].elementsEqual(needle) { return index }
             index += 1
         }
         return nil
     }
 
-    /// `value` of `name=value` or `name="value"` in a header such as Content-Disposition.
     static func parameter(_ name: String, in header: String) -> String? {
         for piece in header.split(separator: ";") {
             let pair = piece.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
