@@ -145,6 +145,9 @@ import FoundationNetworking
             #expect(try await HTTP.get(server.url("/__admin/info"), headers: ["X-Admin-Token": "s3cret"]).1.statusCode == 200)
             #expect(try await HTTP.get(server.url("/__admin/info"), headers: ["Authorization": "Bearer s3cret"]).1.statusCode == 200)
             #expect(try await HTTP.get(server.url("/menu")).1.statusCode == 200)
+            // A browser passes it as a query parameter (the dashboard forwards its own).
+            #expect(try await HTTP.get(server.url("/__admin/ui?token=s3cret")).1.statusCode == 200)
+            #expect(try await HTTP.get(server.url("/__admin/requests?limit=1&token=s3cret")).1.statusCode == 200)
             // Refused admin calls are journaled too.
             #expect(server.engine.journal.entries().filter { $0.status == 401 }.count == 2)
         }

@@ -45,8 +45,11 @@ public struct AdminAPI: Responder {
     /// constant time, so the answer's timing does not give the token away.
     func authorized(_ request: MockRequest) -> Bool {
         guard let adminToken else { return true }
+        // A header from tools; the `token` query parameter from a browser (the dashboard and
+        // its EventSource cannot set headers).
         let offered = request.headers["X-Admin-Token"]
             ?? request.headers["Authorization"].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
+            ?? request.queryValue("token")
         guard let offered else { return false }
         let a = Array(offered.utf8), b = Array(adminToken.utf8)
         var difference = a.count ^ b.count
@@ -55,7 +58,7 @@ public struct AdminAPI: Responder {
     }
 
     static let unauthorized: ResponsePlan = {
-        var plan = ResponsePlan.error(401, "The admin API needs the token given to --admin-token, in an X-Admin-Token header (or Authorization: Bearer TOKEN)")
+        var plan = ResponsePlan.error(401, "The admin API needs the token given to --admin-token, in an X-Admin-Token header (or Authorization: Bearer TOKEN, or ?token=TOKEN from a browser: /__admin/ui?token=TOKEN)")
         plan.headers.add("WWW-Authenticate", "Bearer realm=\"mock-server admin\"")
         return plan.answered(by: "admin.unauthorized")
     }()

@@ -44,7 +44,10 @@ enum Dashboard {
     </main>
     <script>
     const rows = document.getElementById('requests'), details = document.getElementById('details');
-    const api = (path, options) => fetch('/__admin' + path, options).then(r => r.json());
+    // With --admin-token, open the dashboard as /__admin/ui?token=TOKEN: every call passes it on.
+    const token = new URLSearchParams(location.search).get('token');
+    const withToken = path => token ? path + (path.includes('?') ? '&' : '?') + 'token=' + encodeURIComponent(token) : path;
+    const api = (path, options) => fetch(withToken('/__admin' + path), options).then(r => r.json());
     function cell(text, cls) { const td = document.createElement('td'); td.textContent = text ?? ''; if (cls) td.className = cls; return td; }
     function addRow(r) {
       if (r.path.startsWith('/__admin')) return;
@@ -77,7 +80,7 @@ enum Dashboard {
     document.getElementById('reset-scenario').onclick = () => api('/scenario/reset', { method: 'POST', body: '{}' });
     document.getElementById('reset-state').onclick = () => api('/state/reset', { method: 'POST' });
     document.getElementById('clear-journal').onclick = () => api('/requests', { method: 'DELETE' }).then(loadRequests);
-    const events = new EventSource('/__admin/events'), status = document.getElementById('status');
+    const events = new EventSource(withToken('/__admin/events')), status = document.getElementById('status');
     events.onopen = () => { status.textContent = 'live'; status.className = 'pill live'; };
     events.onerror = () => { status.textContent = 'reconnecting…'; status.className = 'pill'; };
     events.addEventListener('request', e => { addRow(JSON.parse(e.data)); document.getElementById('total').textContent = e.lastEventId + ' requests'; });
