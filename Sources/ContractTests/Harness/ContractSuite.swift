@@ -121,7 +121,7 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
         }
         let endpoint: CheckEndpoint
         do {
-            endpoint = try await CheckEndpoint.start(engine: engine, transport: configuration.transport)
+            endpoint = try await CheckEndpoint.start(engine: engine, transport: configuration.transport, requestTimeout: configuration.timeout)
         } catch {
             return result(.error("the mock could not start: \(error)"))
         }
@@ -178,7 +178,7 @@ struct CheckEndpoint: Sendable {
     let server: MockHTTPServer?
     let registration: InProcessRegistration?
 
-    static func start(engine: MockEngine, transport: ContractTransport) async throws -> CheckEndpoint {
+    static func start(engine: MockEngine, transport: ContractTransport, requestTimeout: TimeInterval) async throws -> CheckEndpoint {
         switch transport {
         case .sockets:
             var logger = Logger(label: "mock-server.contract")
@@ -187,7 +187,7 @@ struct CheckEndpoint: Sendable {
             let address = try await server.start()
             return CheckEndpoint(baseURL: address.url, server: server, registration: nil)
         case .inProcess:
-            let registration = MockURLProtocol.register(engine)
+            let registration = MockURLProtocol.register(engine, requestTimeout: requestTimeout)
             return CheckEndpoint(baseURL: registration.baseURL, server: nil, registration: registration)
         }
     }

@@ -10,13 +10,19 @@ import FoundationNetworking
 /// network gives. Engines are registered under a unique host, so parallel tests never
 /// share one.
 public final class MockURLProtocol: URLProtocol {
-    private static let engines = Locked([String: MockEngine]())
+    private static let engines = Locked([String: (engine: MockEngine, requestTimeout: TimeInterval)]())
     private let cancelled = Locked(false)
 
-    /// Registers an engine; its requests go to `registration.baseURL`.
-    public static func register(_ engine: MockEngine) -> InProcessRegistration {
+    /// `URLRequest`'s own default; a request that kept it takes the session's timeout.
+    public static let defaultRequestTimeout: TimeInterval = 60
+
+    /// Registers an engine; its requests go to `registration.baseURL`. `requestTimeout` is
+    /// the `timeoutIntervalForRequest` of the session configuration the requests come
+    /// through (the harness's): a request that leaves `timeoutInterval` at its default
+    /// gets it, as URLSession does, and a request that sets its own keeps that.
+    public static func register(_ engine: MockEngine, requestTimeout: TimeInterval = defaultRequestTimeout) -> InProcessRegistration {
         let host = "engine-\(UUID().uuidString.lowercased()).mockserver.invalid"
-        engines.withLock { $0[host] = engine }
+        engines.withLock { $0[host] = (engine, requestTimeout) }
         return InProcessRegistration(host: host)
     }
 
@@ -24,7 +30,15 @@ public final class MockURLProtocol: URLProtocol {
 
     static func engine(for request: URLRequest) -> MockEngine? {
         guard let host = request.url?.host else { return nil }
-        return engines.withLock { $0[host] }
+        return engines.withLock { $0[host]?.engine }
+    }
+
+    /// How long this request may wait for a byte: its own timeout if it set one, else the
+    /// session configuration's (URLSession's rule on both platforms).
+    static func timeout(for request: URLRequest) -> TimeInterval {
+        if request.timeoutInterval != defaultRequestTimeout && request.timeoutInterval > 0 { return request.timeoutInterval }
+        guard let host = request.url?.host else { return request.timeoutInterval }
+        return engines.withLock { $0[host]?.requestTimeout } ?? request.timeoutInterval
     }
 
     public override class func canInit(with request: URLRequest) -> Bool { engine(for: request) != nil }
@@ -44,7 +58,19 @@ public final class MockURLProtocol: URLProtocol {
                                       baseURL: "\(url.scheme ?? "http")://\(url.host ?? "")", receivedAt: engine.timeSource.now())
         let plan = AdminAPI(engine: engine).respond(to: mockRequest)
         let this = Unchecked(self)
-        after(plan.fault == .hang ? request.timeoutInterval : plan.delay) { this.value.deliver(plan, url: url, method: mockRequest.method) }
+        let timeout = Self.timeout(for: request)
+        // No byte for longer than the timeout (a hang, or a delay past it): URLSession's
+        // timeout fires first, as over a socket.
+        if plan.fault == .hang || plan.delay > timeout {
+            after(timeout) { this.value.fail(URLError(.timedOut)) }
+            return
+        }
+        after(plan.delay) { this.value.deliver(plan, url: url, method: mockRequest.method) }
+    }
+
+    private func fail(_ error: URLError) {
+        guard !isCancelled, let client else { return }
+        client.urlProtocol(self, didFailWithError: error)
     }
 
     public override func stopLoading() { cancelled.withLock { $0 = true } }
@@ -101,6 +127,12 @@ public final class MockURLProtocol: URLProtocol {
             return
         }
         let this = Unchecked(self)
+        // A pause between chunks longer than the timeout times the request out.
+        let timeout = Self.timeout(for: request)
+        if pacing.interval > timeout {
+            after(timeout) { this.value.fail(URLError(.timedOut)) }
+            return
+        }
         after(pacing.interval) { this.value.sendPaced(remaining, pacing: pacing) }
     }
 

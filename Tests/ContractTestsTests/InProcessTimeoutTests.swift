@@ -1,0 +1,63 @@
+import ContractTests
+import Foundation
+import MockFixtures
+import Scenarios
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The in-process transport times out as URLSession does (#13): the configuration's
+/// `timeoutIntervalForRequest` unless the request sets its own, for hangs, for delays
+/// past it, and for pauses between chunks.
+@Suite struct InProcessTimeoutTests {
+    static func engine(_ scenario: Scenario) throws -> MockEngine {
+        try MockEngine(configuration: EngineConfiguration(fixturesDirectory: MockFixtures.directory,
+                                                          extraScenarios: [scenario], scenario: scenario.name))
+    }
+
+    static func session(timeout: TimeInterval) -> URLSession {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = [MockURLProtocol.self]
+        configuration.timeoutIntervalForRequest = timeout
+        return URLSession(configuration: configuration)
+    }
+
+    /// The error and seconds of a GET through the in-process transport.
+    static func outcome(_ scenario: Scenario, configurationTimeout: TimeInterval, requestTimeout: TimeInterval? = nil) async throws -> (URLError.Code?, TimeInterval) {
+        let registration = MockURLProtocol.register(try engine(scenario), requestTimeout: configurationTimeout)
+        defer { registration.unregister() }
+        var request = URLRequest(url: registration.baseURL.appendingPathComponent("menu"))
+        if let requestTimeout { request.timeoutInterval = requestTimeout }
+        let start = Date()
+        do {
+            _ = try await session(timeout: configurationTimeout).data(for: request)
+            return (nil, Date().timeIntervalSince(start))
+        } catch let error as URLError {
+            return (error.code, Date().timeIntervalSince(start))
+        }
+    }
+
+    static let hang = Scenario(name: "hang-test", rules: [Rule("h", .get("/menu"), always: .fault(.hang))])
+    static let slow = Scenario(name: "slow-test", rules: [Rule("s", .get("/menu"), always: Outcome(.simulator, latency: .fixed(4)))])
+
+    @Test func aHangTimesOutAtTheConfigurationsTimeout() async throws {
+        let (code, elapsed) = try await Self.outcome(Self.hang, configurationTimeout: 1)
+        #expect(code == .timedOut)
+        #expect(elapsed >= 0.9 && elapsed < 10, "timed out after \(elapsed) s, not the configuration's 1 s")
+    }
+
+    @Test func aRequestsOwnTimeoutWins() async throws {
+        let (code, elapsed) = try await Self.outcome(Self.hang, configurationTimeout: 30, requestTimeout: 1)
+        #expect(code == .timedOut)
+        #expect(elapsed < 10)
+    }
+
+    @Test func aDelayPastTheTimeoutTimesOut() async throws {
+        let (code, elapsed) = try await Self.outcome(Self.slow, configurationTimeout: 1)
+        #expect(code == .timedOut, "a 4 s delay under a 1 s timeout")
+        #expect(elapsed < 3.5)
+        let (ok, _) = try await Self.outcome(Self.slow, configurationTimeout: 10)
+        #expect(ok == nil, "a 4 s delay under a 10 s timeout is answered")
+    }
+}
