@@ -13,7 +13,7 @@ enum OpenMarketDefect: String, CaseIterable, Sendable {
     case paramsPartWithoutJSONType, createReturnsItsInput, putInsteadOfPatch, passwordInHeader, deleteWithoutIdentifier
     case swallowsHealthErrors, swallowsPageErrors, swallowsDetailErrors, swallowsCreateErrors, swallowsUpdateErrors
     case swallowsSecretErrors, swallowsDeleteErrors
-    case noTimeout, timeoutTooShort
+    case noTimeout, timeoutTooShort, retriesCreate
     case noImageCache, singleSlotImageCache, cachesFailures, noCoalescing, ignores304, unboundedImageCache
 
     var expectation: (failing: Set<String>, phrase: String) {
@@ -40,6 +40,7 @@ enum OpenMarketDefect: String, CaseIterable, Sendable {
         case .swallowsDeleteErrors: return (["openmarket.delete.errors"], "the failure was swallowed")
         case .noTimeout: return (["openmarket.timeout.hang"], "no timeout?")
         case .timeoutTooShort: return (["openmarket.timeout.slow-in-time"], "is the timeout shorter than the one given?")
+        case .retriesCreate: return (["openmarket.create.no-retry"], "under a 500 the server saw POST /api/products 2 times")
         case .noImageCache, .singleSlotImageCache, .cachesFailures, .noCoalescing, .ignores304, .unboundedImageCache:
             return FaultyImageLoader.expectation(for: rawValue, prefix: cache)!
         }
@@ -149,6 +150,13 @@ struct BrokenOpenMarketProvider: OpenMarketProvider {
             echoed.name = product.name
             return echoed
         case .swallowsCreateErrors: return (try? await reference.createProduct(product, images: images)) ?? Self.placeholder
+        case .retriesCreate:
+            // Retries once on a server error or a timeout: a second product each time.
+            do {
+                return try await reference.createProduct(product, images: images)
+            } catch {
+                return try await reference.createProduct(product, images: images)
+            }
         default: return try await reference.createProduct(product, images: images)
         }
     }

@@ -11,7 +11,7 @@ enum RestaurantDefect: String, CaseIterable, Sendable {
     case fetchesCategoriesTwice, filtersMenuOnTheClient, sendsOrderAsTextPlain, corruptsImageBytes
     case sortsCategories, dropsDescriptions, orderOffByOne
     case swallowsCategoryErrors, swallowsMenuErrors, swallowsOrderErrors, acceptsAnyImageStatus
-    case noTimeout, timeoutTooShort
+    case noTimeout, timeoutTooShort, retriesOrders
     case noImageCache, singleSlotImageCache, cachesFailures, noCoalescing, ignores304, unboundedImageCache
 
     /// The failing checks, and a phrase the first one's message must contain.
@@ -32,6 +32,7 @@ enum RestaurantDefect: String, CaseIterable, Sendable {
         case .acceptsAnyImageStatus: return (["restaurant.image.errors"], "under a 4xx the provider returned")
         case .noTimeout: return (["restaurant.timeout.hang"], "no timeout?")
         case .timeoutTooShort: return (["restaurant.timeout.slow-in-time"], "is the timeout shorter than the one given?")
+        case .retriesOrders: return (["restaurant.order.no-retry"], "under a 500 the server saw POST /order 3 times")
         case .noImageCache, .singleSlotImageCache, .cachesFailures, .noCoalescing, .ignores304, .unboundedImageCache:
             return FaultyImageLoader.expectation(for: rawValue, prefix: cache)!
         }
@@ -108,6 +109,13 @@ struct BrokenRestaurantProvider: RestaurantProvider {
             return minutes
         case .orderOffByOne: return try await reference.submitOrder(menuIDs: menuIDs) + 1
         case .swallowsOrderErrors: return (try? await reference.submitOrder(menuIDs: menuIDs)) ?? 0
+        case .retriesOrders:
+            // A common "resilience" helper: three tries on any error, POSTs included.
+            var lastError: (any Error)?
+            for _ in 0..<3 {
+                do { return try await reference.submitOrder(menuIDs: menuIDs) } catch { lastError = error }
+            }
+            throw lastError ?? URLError(.unknown)
         default: return try await reference.submitOrder(menuIDs: menuIDs)
         }
     }

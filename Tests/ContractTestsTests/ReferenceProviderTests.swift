@@ -18,7 +18,7 @@ func configuration(restaurant: RestaurantVariant = .original, openMarket: OpenMa
             ReferenceRestaurantProvider(context: context, variant: variant, imageCacheLimit: 4)
         } }
         #expect(report.passed, "\(report)")
-        #expect(report.results.count == 19)
+        #expect(report.results.count == 20)
         print("suite run time: \(report.suite) over \(transport.rawValue): \(report.results.count) checks in \(String(format: "%.1f", report.duration)) s")
     }
 }
@@ -30,7 +30,7 @@ func configuration(restaurant: RestaurantVariant = .original, openMarket: OpenMa
             ReferenceOpenMarketProvider(context: context, variant: variant, imageCacheLimit: 4)
         } }
         #expect(report.passed, "\(report)")
-        #expect(report.results.count == 26)
+        #expect(report.results.count == 27)
         print("suite run time: \(report.suite) over \(transport.rawValue): \(report.results.count) checks in \(String(format: "%.1f", report.duration)) s")
     }
 }

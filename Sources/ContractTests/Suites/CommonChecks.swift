@@ -24,6 +24,43 @@ public enum CommonChecks {
         }
     }
 
+    /// A write (`POST`) is not idempotent: under a 500, a 503 and a timeout the server must
+    /// see it exactly once, whatever the provider then reports. A provider that retries it
+    /// makes duplicate orders or products; retries belong to GETs (or to writes with an
+    /// idempotency key, which these APIs do not have). A connection reset is not among the
+    /// kinds: on a reused keep-alive connection the HTTP stack itself (libcurl under
+    /// FoundationNetworking) sends the request again once, which no provider controls.
+    public static func writeIsNotRetried<P: Sendable, T: Sendable>(
+        _ id: String, call: String, pattern: RequestPattern,
+        _ invoke: @escaping @Sendable (CheckRun<P>) async throws -> T
+    ) -> ContractCheck<P> {
+        let kinds: [(name: String, outcome: Outcome)] = [
+            ("a 500", .status(500, json: ["error": true, "reason": "contract check: a 500"])),
+            ("a 503 with Retry-After: 1", .status(503, json: ["error": true, "reason": "contract check: a 503"], headers: ["Retry-After": "1"])),
+            ("no answer (the request timed out)", .fault(.hang)),
+        ]
+        let scenarios = kinds.enumerated().map { index, kind in
+            Scenario(name: "no-retry-\(index)", rules: [Rule("fail", pattern, always: kind.outcome)])
+        }
+        return ContractCheck(id, .required, "\(call) is sent once under a 500, a 503 or a timeout — never retried (duplicates)",
+                             scenarios: scenarios) { run in
+            var problems: [String] = []
+            for (index, kind) in kinds.enumerated() {
+                try run.use("no-retry-\(index)")
+                let before = run.engine.journal.entries(matching: pattern).count
+                // Room for a retrying provider to time out twice before it gives up.
+                let outcome = await run.outcome(within: run.timeout * 3 + 5) { try await invoke(run) }
+                try? await Task.sleep(nanoseconds: 300_000_000)   // a retry sent just after the call returned
+                let seen = run.engine.journal.entries(matching: pattern).count - before
+                if seen != 1 {
+                    problems.append("under \(kind.name) the server saw \(pattern) \(seen) times; the provider then \(outcome.summary)")
+                }
+            }
+            try run.require(problems.isEmpty, "\(pattern) sent exactly once per call, also when it fails: a retried write is a duplicate",
+                            actual: "the provider repeated (or never sent) it", differences: problems)
+        }
+    }
+
     /// A hung response makes `call` fail within the provider's timeout plus `margin`.
     public static func hangTimesOut<P: Sendable, T: Sendable>(
         _ id: String, call: String, pattern: RequestPattern, margin: TimeInterval,

@@ -201,6 +201,9 @@ public enum OpenMarketContract {
             CommonChecks.errorHandling("openmarket.create.errors", call: "createProduct", pattern: .post("/api/products")) { run, _ in
                 try await run.provider.createProduct(newProduct(run), images: uploads(run))
             },
+            CommonChecks.writeIsNotRetried("openmarket.create.no-retry", call: "createProduct", pattern: .post("/api/products")) { run in
+                try await run.provider.createProduct(newProduct(run), images: uploads(run))
+            },
             CommonChecks.errorHandling("openmarket.update.errors", call: "updateProduct", pattern: .patch("/api/products/{id}")) { run, _ in
                 try await run.provider.updateProduct(id: 16, MarketProductChanges(stock: 1, secret: run.context.vendor.password))
             },

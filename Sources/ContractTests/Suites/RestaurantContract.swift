@@ -107,6 +107,9 @@ public enum RestaurantContract {
         CommonChecks.errorHandling("restaurant.order.errors", call: "submitOrder(menuIDs:)", pattern: .post("/order")) { run, _ in
             try await run.provider.submitOrder(menuIDs: [1])
         },
+        CommonChecks.writeIsNotRetried("restaurant.order.no-retry", call: "submitOrder(menuIDs:)", pattern: .post("/order")) { run in
+            try await run.provider.submitOrder(menuIDs: [1])
+        },
         CommonChecks.errorHandling("restaurant.image.errors", call: "imageData(from:)", pattern: .get("/images/{file}"), kinds: FailureKind.forImages) { run, kind in
             // A fresh URL per kind, so nothing cached from an earlier kind answers.
             try await run.provider.imageData(from: run.url("/images/1.png?failure=\(kind.scenarioName)"))
