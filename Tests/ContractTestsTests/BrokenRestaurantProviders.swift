@@ -11,7 +11,7 @@ enum RestaurantDefect: String, CaseIterable, Sendable {
     case fetchesCategoriesTwice, filtersMenuOnTheClient, sendsOrderAsTextPlain, corruptsImageBytes
     case sortsCategories, dropsDescriptions, orderOffByOne
     case swallowsCategoryErrors, swallowsMenuErrors, swallowsOrderErrors, acceptsAnyImageStatus
-    case noTimeout, timeoutTooShort, retriesOrders
+    case noTimeout, timeoutTooShort, retriesOrders, collapsesRepeatedIDs
     case noImageCache, singleSlotImageCache, cachesFailures, noCoalescing, ignores304, unboundedImageCache
 
     /// The failing checks, and a phrase the first one's message must contain.
@@ -33,6 +33,8 @@ enum RestaurantDefect: String, CaseIterable, Sendable {
         case .noTimeout: return (["restaurant.timeout.hang"], "no timeout?")
         case .timeoutTooShort: return (["restaurant.timeout.slow-in-time"], "is the timeout shorter than the one given?")
         case .retriesOrders: return (["restaurant.order.no-retry"], "under a 500 the server saw POST /order 3 times")
+        // The decoding check orders [1, 2] and [5]: no repeats, so only the request check sees it.
+        case .collapsesRepeatedIDs: return (["restaurant.order.request"], "the repeated id 1 was dropped")
         case .noImageCache, .singleSlotImageCache, .cachesFailures, .noCoalescing, .ignores304, .unboundedImageCache:
             return FaultyImageLoader.expectation(for: rawValue, prefix: cache)!
         }
@@ -109,6 +111,7 @@ struct BrokenRestaurantProvider: RestaurantProvider {
             return minutes
         case .orderOffByOne: return try await reference.submitOrder(menuIDs: menuIDs) + 1
         case .swallowsOrderErrors: return (try? await reference.submitOrder(menuIDs: menuIDs)) ?? 0
+        case .collapsesRepeatedIDs: return try await reference.submitOrder(menuIDs: Array(Set(menuIDs)).sorted())
         case .retriesOrders:
             // A common "resilience" helper: three tries on any error, POSTs included.
             var lastError: (any Error)?

@@ -32,8 +32,9 @@ public enum RestaurantContract {
             _ = try await run.call("menuItems(category: \"soups\")") { try await run.provider.menuItems(category: "soups") }
             try await run.expectations.expect(RequestPattern(method: "GET", path: "/menu", query: ["category": .equalTo("soups")]), .exactly(1))
         },
-        Check("restaurant.order.request", .required, "submitOrder sends POST /order with JSON {\"menuIds\": [...]}") { run in
-            _ = try await run.call("submitOrder(menuIDs: [1, 5])") { try await run.provider.submitOrder(menuIDs: [1, 5]) }
+        // A repeated id is two of that dish: an order kept in a Set loses one.
+        Check("restaurant.order.request", .required, "submitOrder sends POST /order with JSON {\"menuIds\": [...]}, repeated ids and order kept") { run in
+            _ = try await run.call("submitOrder(menuIDs: [1, 1, 5])") { try await run.provider.submitOrder(menuIDs: [1, 1, 5]) }
             let seen = try await run.expectations.expect(.post("/order"), .exactly(1))
             let request = seen[0].request
             var differences: [String] = []
@@ -41,11 +42,15 @@ public enum RestaurantContract {
                 differences.append("Content-Type is \(request.headers["Content-Type"] ?? "missing"), not application/json")
             }
             let body = request.body.data.flatMap(JSONValue.init(parsing:))
-            if body != ["menuIds": [1, 5]] {
+            if body != ["menuIds": [1, 1, 5]] {
                 let keys = body?.objectValue.map { $0.keys.sorted().joined(separator: ", ") } ?? "not JSON"
-                differences.append("the body is \(request.body.data.map { String(decoding: $0, as: UTF8.self) } ?? "?") (keys: \(keys)); expected exactly {\"menuIds\":[1,5]}")
+                var difference = "the body is \(request.body.data.map { String(decoding: $0, as: UTF8.self) } ?? "?") (keys: \(keys)); expected exactly {\"menuIds\":[1,1,5]}"
+                if let ids = body?["menuIds"]?.arrayValue?.compactMap(\.intValue), Set(ids) == [1, 5], ids.count < 3 {
+                    difference += " — the repeated id 1 was dropped (kept in a Set?): two of a dish is two ids"
+                }
+                differences.append(difference)
             }
-            try run.require(differences.isEmpty, "POST /order with Content-Type: application/json and body {\"menuIds\":[1,5]}",
+            try run.require(differences.isEmpty, "POST /order with Content-Type: application/json and body {\"menuIds\":[1,1,5]}",
                             actual: "sent a request that differs", differences: differences)
         },
         Check("restaurant.image.request", .required, "imageData(from:) GETs the item's image_url and returns its bytes") { run in
