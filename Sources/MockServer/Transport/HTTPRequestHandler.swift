@@ -23,7 +23,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    private enum State {
+    enum State {
         case idle
         case receiving(HTTPRequestHead, ByteBuffer, receivedAt: Date)
         /// The body passed the limit; the rest is read and dropped, then 413.
@@ -45,27 +45,27 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Answers everything outside the admin API later (recording through a proxy).
     let proxy: (any AsyncResponder)?
     private let maxRequestBodySize: Int
-    private let fallbackBaseURL: String
+    let fallbackBaseURL: String
     private let logger: Logger
     /// This connection's event loop's queue of delayed responses.
     let delays: DelayQueue
-    private var state = State.idle
+    var state = State.idle
 
     /// The journal entry being answered and when its request arrived.
     var inFlight: (id: UInt64?, receivedAt: Date)?
 
     /// Request parts that arrived while a response was under way (pipelining).
-    private var queued = CircularBuffer<HTTPServerRequestPart>()
+    var queued = CircularBuffer<HTTPServerRequestPart>()
     private var readWithheld = false
     private var draining = false
     /// What to do once the channel is writable again (the next request, a paced chunk).
     private var pendingWhenWritable: (() -> Void)?
     /// The connection's deadlines and head-size watch, before the decoder.
     let clock: ConnectionClock?
-    private let limits: ConnectionLimits
+    let limits: ConnectionLimits
     /// A stopping server asked this connection to finish: the current response goes out
     /// with `Connection: close`, and nothing more is read.
-    private(set) var stopRequested = false
+    var stopRequested = false
 
     /// Whether a new request has to wait for the current response.
     private var isBusy: Bool {
@@ -264,37 +264,6 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelInactive()
     }
 
-    /// The client went away with requests the server had read but not answered: one cut
-    /// off mid-body, and complete ones queued behind a response (pipelining). Each is
-    /// journaled as 499 (nginx's "client closed request"), so the journal holds every
-    /// request the server received.
-    private func journalAbandoned() {
-        let now = engine.timeSource.now()
-        func record(_ head: HTTPRequestHead, _ reason: String, receivedAt: Date) {
-            let plan = ResponsePlan.error(499, reason)
-            let id = engine.recordRejected(makeRequest(head, body: Data(), receivedAt: receivedAt), plan: plan)
-            engine.completed(id, receivedAt: receivedAt)
-        }
-        switch state {
-        case .receiving(let head, _, let receivedAt), .discarding(let head, _, let receivedAt):
-            record(head, "The client closed the connection before the request body ended", receivedAt: receivedAt)
-            state = .closing
-        default:
-            break
-        }
-        var pending: HTTPRequestHead?
-        while let part = queued.popFirst() {
-            switch part {
-            case .head(let head): pending = head
-            case .body: break
-            case .end:
-                if let head = pending { record(head, "The client closed the connection before this pipelined request was answered", receivedAt: now) }
-                pending = nil
-            }
-        }
-        if let head = pending { record(head, "The client closed the connection before the request body ended", receivedAt: now) }
-    }
-
     /// Malformed HTTP: a 400 with a JSON body, journaled, then the connection closes
     /// (the decoder cannot find the next request's start).
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -311,70 +280,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// The connection clock's deadlines and limits, and a stopping server's request.
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let event = event as? ConnectionClockEvent {
-            let seconds = { (amount: TimeAmount) in JSONValue.number(Double(amount.nanoseconds) / 1e9) }
-            switch event {
-            case .idle:
-                if case .idle = state, queued.isEmpty {
-                    finishClosing()
-                    context.close(promise: nil)
-                }
-            case .headTimedOut:
-                reject(408, "The request head (request line and headers) did not arrive within \(Self.seconds(limits.headTimeout)) s",
-                       details: ["timeoutSeconds": seconds(limits.headTimeout)], method: "INCOMPLETE", context: context)
-            case .bodyStalled:
-                reject(408, "The request body stopped arriving for \(Self.seconds(limits.idleTimeout)) s",
-                       details: ["timeoutSeconds": seconds(limits.idleTimeout)], method: "INCOMPLETE", context: context)
-            case .headTooLarge(let limit):
-                reject(431, "The request head (request line and headers) is larger than the limit of \(limit) bytes",
-                       details: ["limit": .number(Double(limit))], method: "INVALID", context: context)
-            }
-            return
-        }
-        if event is GracefulStop {
-            stopRequested = true
-            if case .idle = state, queued.isEmpty {
-                finishClosing()
-                context.close(promise: nil)
-            } else if case .blocked = state {
-                finishClosing()
-                context.close(promise: nil)
-            }
-            return
-        }
-        context.fireUserInboundEventTriggered(event)
-    }
-
-    static func seconds(_ amount: TimeAmount) -> String {
-        let value = Double(amount.nanoseconds) / 1e9
-        return value == value.rounded() ? String(Int(value)) : String(value)
-    }
-
-    /// A request the transport refuses before the engine sees it (malformed, too large,
-    /// too slow): a JSON error, journaled, then the connection closes. While a response
-    /// is under way there is nothing to answer on, and the connection just closes.
-    private func reject(_ status: Int, _ reason: String, details: [String: JSONValue] = [:], method: String, context: ChannelHandlerContext) {
-        switch state {
-        case .idle, .receiving, .discarding:
-            clock?.stop()
-            let plan = ResponsePlan.error(status, reason, details: details)
-            var request = MockRequest(method: method, uri: "/", baseURL: fallbackBaseURL, receivedAt: engine.timeSource.now())
-            if case .receiving(let head, _, let receivedAt) = state { request = makeRequest(head, body: Data(), receivedAt: receivedAt) }
-            if case .discarding(let head, _, let receivedAt) = state { request = makeRequest(head, body: Data(), receivedAt: receivedAt) }
-            inFlight = (engine.recordRejected(request, plan: plan), request.receivedAt)
-            state = .responding
-            queued.removeAll()
-            let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/")
-            execute(plan, for: head, context: context, keepAlive: false)
-        case .responding, .closing, .hanging, .streaming, .blocked:
-            finishClosing()
-            context.close(promise: nil)
-        }
-    }
-
-    private func makeRequest(_ head: HTTPRequestHead, body: Data, receivedAt: Date) -> MockRequest {
+    func makeRequest(_ head: HTTPRequestHead, body: Data, receivedAt: Date) -> MockRequest {
         MockRequest(
             method: head.method.rawValue,
             uri: head.uri,

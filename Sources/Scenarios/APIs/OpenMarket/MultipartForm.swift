@@ -75,7 +75,7 @@ public struct MultipartForm: Sendable {
                 throw .malformed("part \(part): a header line has no name")
             }
             let name = line[line.startIndex..<colon]
-            guard name.allSatisfy(isTokenByte) else {
+            guard name.allSatisfy(HeaderFields.isTokenByte) else {
                 throw .malformed("part \(part): a header name has a byte that is not allowed in a token (names are ASCII)")
             }
             let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingCharacters(in: .whitespaces)
@@ -83,16 +83,6 @@ public struct MultipartForm: Sendable {
             lineStart = lineEnd + 2
         }
         return fields
-    }
-
-    /// RFC 9110 `tchar`.
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
-            return true
-        default:
-            return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
-        }
     }
 
     /// The first index of `needle` in `haystack` at or after `start`, looking at most
