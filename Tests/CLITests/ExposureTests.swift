@@ -79,7 +79,8 @@ import FoundationNetworking
         let status = await child.waitForExit()
         let elapsed = Date().timeIntervalSince(start)
         #expect(status == 0)
-        #expect(elapsed < 3, "stopping took \(elapsed) s")
+        // Cut at the 1 s grace, not held by the hang (room for a busy test pool).
+        #expect(elapsed < 10, "stopping took \(elapsed) s with a hung response and a 1 s grace")
         #expect(FileManager.default.fileExists(atPath: state.path))
         _ = await pending.value
     }

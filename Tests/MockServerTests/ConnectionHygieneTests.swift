@@ -129,7 +129,8 @@ import FoundationNetworking
         client.send("GET /categories HTTP/1.1\r\nHost: a\r\n\r\n")
         try await Task.sleep(nanoseconds: 100_000_000)
         let (_, elapsed) = await measure { await server.server.stop() }
-        #expect(elapsed < 3, "stop took \(elapsed) s with a 1 s grace")
+        // Cut at the 1 s grace, not after the 30 s delay (the bound leaves room for a busy test pool).
+        #expect(elapsed < 10, "stop took \(elapsed) s with a 1 s grace and a 30 s delay")
         let result = await client.read(timeout: 10)
         #expect(result.end == .closed || result.end == .reset)
         #expect(result.responses.isEmpty)
