@@ -212,9 +212,9 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 break
             }
         case .end:
-            if case .receiving = state { clock?.requestEnded() } else if case .discarding = state { clock?.requestEnded() }
             switch state {
             case .receiving(let head, let body, let receivedAt):
+                clock?.requestEnded()
                 state = .responding
                 let request = makeRequest(head, body: Data(buffer: body), receivedAt: receivedAt)
                 if let proxy, !AdminAPI.handles(request.path) {
@@ -225,6 +225,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 inFlight = (plan.journalID, receivedAt)
                 execute(plan, for: head, context: context, keepAlive: head.isKeepAlive)
             case .discarding(let head, _, let receivedAt):
+                clock?.requestEnded()
                 state = .responding
                 let request = makeRequest(head, body: Data(), receivedAt: receivedAt)
                 let plan = ResponsePlan.error(413, "The request body is larger than the limit of \(maxRequestBodySize) bytes",

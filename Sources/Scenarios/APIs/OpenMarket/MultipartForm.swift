@@ -69,7 +69,11 @@ public struct MultipartForm: Sendable {
         var fields: [(name: String, value: String)] = []
         var lineStart = block.startIndex
         while lineStart < block.endIndex {
-            let lineEnd = find([0x0D, 0x0A], in: Array(block[lineStart...]), from: 0).map { lineStart + $0 } ?? block.endIndex
+            // The line ends at the next CRLF; the last one runs to the block's end.
+            var lineEnd = lineStart
+            while lineEnd < block.endIndex && !(block[lineEnd] == 0x0D && lineEnd + 1 < block.endIndex && block[lineEnd + 1] == 0x0A) {
+                lineEnd += 1
+            }
             let line = block[lineStart..<lineEnd]
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex else {
                 throw .malformed("part \(part): a header line has no name")
