@@ -44,6 +44,8 @@ public struct CheckRun<Provider: Sendable>: Sendable {
     public let engine: MockEngine
     public let context: ProviderContext
     public let expectations: ServerExpectations
+    /// The check's own executor: the provider's calls run and are timed there.
+    public let isolation: CheckIsolation
 
     public var baseURL: URL { context.baseURL }
     public var timeout: TimeInterval { context.timeout }
@@ -79,7 +81,7 @@ public struct CheckRun<Provider: Sendable>: Sendable {
         } catch let violation as ContractViolation {
             throw violation
         } catch {
-            throw expectations.violation("\(what) to succeed", actual: "threw \(Self.describe(error))")
+            throw expectations.violation("\(what) to succeed", actual: explain(error))
         }
     }
 
@@ -96,7 +98,8 @@ public struct CheckRun<Provider: Sendable>: Sendable {
                 }
                 if first { continuation.resume(returning: outcome) }
             }
-            Task {
+            // On the check's own executor: a neighbour that blocks threads cannot delay it.
+            isolation.task {
                 do {
                     let value = try await body()
                     finish(.returned(value, seconds: Date().timeIntervalSince(start)))
@@ -118,7 +121,19 @@ public struct CheckRun<Provider: Sendable>: Sendable {
 
     static func describe(_ error: any Error) -> String {
         if let urlError = error as? URLError { return "URLError \(urlError.code.rawValue) (\(urlError.code))" }
-        if let decoding = error as? DecodingError { return "DecodingError: \(decoding)" }
+        if let decoding = error as? DecodingError {
+            switch decoding {
+            case .typeMismatch(let type, let context):
+                return "DecodingError.typeMismatch(\(type)) at \(jsonPath(context.codingPath)): \(context.debugDescription)"
+            case .valueNotFound(let type, let context):
+                return "DecodingError.valueNotFound(\(type)) at \(jsonPath(context.codingPath)): \(context.debugDescription)"
+            case .keyNotFound(let key, let context):
+                return "DecodingError.keyNotFound(\"\(key.stringValue)\") at \(jsonPath(context.codingPath))"
+            case .dataCorrupted(let context):
+                return "DecodingError.dataCorrupted at \(jsonPath(context.codingPath)): \(context.debugDescription)"
+            @unknown default: return "DecodingError: \(decoding)"
+            }
+        }
         return "\(type(of: error)): \(error)"
     }
 }

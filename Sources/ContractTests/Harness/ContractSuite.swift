@@ -114,6 +114,7 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
             engine = try MockEngine(configuration: EngineConfiguration(
                 fixturesDirectory: configuration.fixturesDirectory,
                 restaurantVariant: configuration.restaurantVariant, openMarketVariant: configuration.openMarketVariant,
+                journalResponseBodyLimit: Self.keptResponseBytes,
                 imageCacheControl: check.imageCacheControl ?? "public, max-age=3600",
                 extraScenarios: check.scenarios, preloaded: preloaded))
         } catch {
@@ -131,9 +132,10 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
         let outcome: ContractReport.Outcome
         do {
             let provider = try await makeProvider(context)
+            let isolation = CheckIsolation(label: check.id)
             let run = CheckRun(provider: provider, engine: engine, context: context,
-                               expectations: ServerExpectations(journal: engine.journal))
-            outcome = await Self.limited(configuration.checkTimeLimit) { try await check.body(run) }
+                               expectations: ServerExpectations(journal: engine.journal), isolation: isolation)
+            outcome = await Self.limited(configuration.checkTimeLimit, on: isolation) { try await check.body(run) }
         } catch {
             outcome = .error("the provider could not be made: \(error)")
         }
@@ -141,8 +143,13 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
         return result(outcome)
     }
 
+    /// Response bodies up to this size are journaled, so a failure can show what the
+    /// server answered (its reason, the value a decoder choked on).
+    static var keptResponseBytes: Int { 1024 * 1024 }
+
     /// Runs `body`, failing it if it is still running after `limit` seconds.
-    static func limited(_ limit: TimeInterval, _ body: @escaping @Sendable () async throws -> Void) async -> ContractReport.Outcome {
+    static func limited(_ limit: TimeInterval, on isolation: CheckIsolation,
+                        _ body: @escaping @Sendable () async throws -> Void) async -> ContractReport.Outcome {
         await withCheckedContinuation { (continuation: CheckedContinuation<ContractReport.Outcome, Never>) in
             let done = Locked(false)
             @Sendable func finish(_ outcome: ContractReport.Outcome) {
@@ -152,7 +159,7 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
                 }
                 if first { continuation.resume(returning: outcome) }
             }
-            Task {
+            isolation.task {
                 do {
                     try await body()
                     finish(.passed)

@@ -29,7 +29,8 @@ public struct ContractViolation: Error, Sendable, CustomStringConvertible {
 }
 
 extension ServeEvent {
-    /// One line: method, URI, the headers that matter, a body preview, the answer.
+    /// One line: method, URI, the headers that matter, the body (a multipart body as its
+    /// parts), and the answer with the server's reason when it refused.
     public var summary: String {
         var line = "\(request.method) \(request.asRequest.uri)"
         for name in ["Content-Type", "identifier", "If-None-Match"] {
@@ -38,15 +39,50 @@ extension ServeEvent {
         switch request.body {
         case .empty: break
         case .bytes(let data):
-            let text = String(decoding: data.prefix(160), as: UTF8.self)
-            let printable = text.unicodeScalars.allSatisfy { $0.value >= 0x20 || $0 == "\n" || $0 == "\r" || $0 == "\t" }
-            line += printable ? " body \(text.replacingOccurrences(of: "\r\n", with: "⏎").replacingOccurrences(of: "\n", with: "⏎"))\(data.count > 160 ? "…" : "")"
-                              : " body \(data.count) bytes"
+            if let contentType = request.headers["Content-Type"], contentType.lowercased().hasPrefix("multipart/") {
+                line += " body " + Self.multipartAnalysis(data, contentType: contentType)
+            } else {
+                line += " body " + Self.preview(data)
+            }
         case .summary(let size, _): line += " body \(size) bytes"
         }
         line += " → \(status)"
+        if let reason = responseReason { line += " \(JSONValue.string(reason))" }
         if let fault { line += " (\(fault.rawValue))" }
         if let step = scenarioStep { line += " [\(step)]" }
         return line
+    }
+
+    /// Printable text up to `limit` bytes, or the size of a binary body.
+    static func preview(_ data: Data, limit: Int = 300) -> String {
+        let text = String(decoding: data.prefix(limit), as: UTF8.self)
+        let printable = text.unicodeScalars.allSatisfy { $0.value >= 0x20 || $0 == "\n" || $0 == "\r" || $0 == "\t" }
+        guard printable else { return "\(data.count) bytes" }
+        return text.replacingOccurrences(of: "\r\n", with: "⏎").replacingOccurrences(of: "\n", with: "⏎") + (data.count > limit ? "…" : "")
+    }
+
+    /// A multipart body part by part (name, filename, type, size; JSON parts in full), or
+    /// why it does not parse — where a raw preview would stop before the part that is wrong.
+    static func multipartAnalysis(_ data: Data, contentType: String) -> String {
+        let form: MultipartForm
+        do {
+            form = try MultipartForm.parse(data, contentType: contentType)
+        } catch {
+            let why: String
+            switch error {
+            case .notMultipart: why = "not multipart/form-data"
+            case .noBoundary: why = "the Content-Type names no boundary"
+            case .malformed(let detail): why = detail
+            }
+            return "of \(data.count) bytes that does not parse as multipart: \(why); it starts \(preview(data, limit: 120))"
+        }
+        let parts = form.parts.enumerated().map { index, part -> String in
+            var text = "\(index + 1). \(part.name.map { "\"\($0)\"" } ?? "no name")"
+            if let filename = part.filename { text += " filename \"\(filename)\"" }
+            text += ", \(part.contentType ?? "no Content-Type"), \(part.body.count) bytes"
+            if part.filename == nil, part.body.count <= 1024 { text += ": " + preview(part.body, limit: 1024) }
+            return text
+        }
+        return "multipart, \(form.parts.count) part\(form.parts.count == 1 ? "" : "s") (" + parts.joined(separator: "; ") + ")"
     }
 }

@@ -66,14 +66,23 @@ public enum CommonChecks {
         _ id: String, call: String, pattern: RequestPattern, margin: TimeInterval,
         _ invoke: @escaping @Sendable (CheckRun<P>) async throws -> T
     ) -> ContractCheck<P> {
-        ContractCheck(id, .required, "a hung \(call) fails within the timeout (+\(Int(margin)) s margin)",
+        ContractCheck(id, .required, "a hung \(call) fails within the timeout (+\(String(format: "%g", margin)) s margin)",
                       scenarios: [Scenario(name: "hang", rules: [Rule("hang", pattern, always: .fault(.hang))])]) { run in
             try run.use("hang")
             let limit = run.timeout + margin
             let outcome = await run.outcome(within: limit) { try await invoke(run) }
             guard case .threw(_, let seconds) = outcome, seconds <= limit else {
+                let sent = run.engine.journal.entries(matching: pattern).count
+                let hint: String
+                if sent > 1 {
+                    hint = " — the server saw \(sent) requests: each retry after a timeout starts the wait again, so the call outlives its timeout"
+                } else if outcome.isStillRunning {
+                    hint = " — no timeout? (the server saw the request once and never answered)"
+                } else {
+                    hint = ""
+                }
                 throw run.expectations.violation("\(call) to throw within \(run.timeout) s (+\(margin) s) when the server never answers",
-                                                 actual: outcome.summary + (outcome.isStillRunning ? " — no timeout?" : ""))
+                                                 actual: outcome.summary + hint)
             }
         }
     }
@@ -88,8 +97,15 @@ public enum CommonChecks {
             try run.use("slow")
             let outcome = await run.outcome(within: run.timeout + 5) { try await invoke(run) }
             guard case .returned = outcome else {
+                // Only a timeout points at the timeout; anything else is said as it is.
+                var hint = ""
+                if case .threw(let error, let seconds) = outcome, error.contains("timedOut") || seconds < delay {
+                    hint = " — is the timeout shorter than the one given?"
+                } else if case .threw(let error, _) = outcome, error.contains("Decoding") {
+                    hint = " — the slow answer is the same body as a fast one; it failed to decode"
+                }
                 throw run.expectations.violation("\(call) to succeed when the answer takes \(delay) s (timeout \(run.timeout) s)",
-                                                 actual: outcome.summary + " — is the timeout shorter than the one given?")
+                                                 actual: outcome.summary + hint)
             }
         }
     }

@@ -28,7 +28,7 @@ public final class MockEngine: Responder {
         scenarios = ScenarioEngine(inner: live, library: library, current: configuration.scenario,
                                    seed: configuration.seed, timeScale: configuration.timeScale)
         journal = Journal(capacity: configuration.journalCapacity, bodyLimit: configuration.journalBodyLimit,
-                          byteBudget: configuration.journalByteBudget)
+                          byteBudget: configuration.journalByteBudget, responseBodyLimit: configuration.journalResponseBodyLimit)
         startedAt = configuration.timeSource.now()
     }
 
@@ -209,6 +209,9 @@ public struct EngineConfiguration: Sendable {
     public var journalBodyLimit: Int
     /// The most bytes the journal's kept requests may hold; the oldest go first past it.
     public var journalByteBudget: Int
+    /// Response bodies up to this size are kept in the journal too (0, the default: none).
+    /// The contract harness keeps them to show what the server answered.
+    public var journalResponseBodyLimit: Int
     public var imageCacheControl: String
     public var seed: UInt64
     public var timeSource: any TimeSource
@@ -230,6 +233,7 @@ public struct EngineConfiguration: Sendable {
         journalCapacity: Int = 10_000,
         journalBodyLimit: Int = 64 * 1024,
         journalByteBudget: Int = 64 * 1024 * 1024,
+        journalResponseBodyLimit: Int = 0,
         imageCacheControl: String = "public, max-age=3600",
         seed: UInt64 = 0,
         timeSource: any TimeSource = SystemTimeSource(),
@@ -245,6 +249,7 @@ public struct EngineConfiguration: Sendable {
         self.journalCapacity = journalCapacity
         self.journalBodyLimit = journalBodyLimit
         self.journalByteBudget = journalByteBudget
+        self.journalResponseBodyLimit = journalResponseBodyLimit
         self.imageCacheControl = imageCacheControl
         self.seed = seed
         self.timeSource = timeSource

@@ -14,6 +14,8 @@ public final class Journal: Sendable {
     /// The most bytes the kept entries may hold (request bodies, header fields and paths,
     /// plus a fixed allowance per entry).
     public let byteBudget: Int
+    /// Response bodies up to this size are kept too, charged to the budget (0: none).
+    public let responseBodyLimit: Int
 
     /// What one entry is charged against the budget besides its own bytes.
     static let entryOverhead = 256
@@ -34,12 +36,13 @@ public final class Journal: Sendable {
 
     private let storage = Locked(Storage())
 
-    public init(capacity: Int = 10_000, bodyLimit: Int = 64 * 1024, byteBudget: Int = 64 * 1024 * 1024) {
+    public init(capacity: Int = 10_000, bodyLimit: Int = 64 * 1024, byteBudget: Int = 64 * 1024 * 1024, responseBodyLimit: Int = 0) {
         precondition(capacity > 0, "journal capacity must be positive")
         precondition(byteBudget > 0, "journal byte budget must be positive")
         self.capacity = capacity
         self.bodyLimit = bodyLimit
         self.byteBudget = byteBudget
+        self.responseBodyLimit = max(0, responseBodyLimit)
     }
 
     /// The bytes an entry is charged.
@@ -54,7 +57,8 @@ public final class Journal: Sendable {
     @discardableResult
     public func record(_ request: MockRequest, plan: ResponsePlan) -> ServeEvent {
         let recorded = RecordedRequest(request, bodyLimit: bodyLimit)
-        let cost = Self.cost(of: recorded)
+        let responseBody = responseBodyLimit > 0 && !plan.body.isEmpty && plan.body.count <= responseBodyLimit ? plan.body : nil
+        let cost = Self.cost(of: recorded) + (responseBody?.count ?? 0)
         let capacity = capacity, budget = byteBudget
         return storage.withLock { storage in
             storage.total += 1
@@ -63,7 +67,7 @@ public final class Journal: Sendable {
                 status: plan.status, responseHeaders: plan.headers,
                 responseBodySize: plan.body.count, answeredBy: plan.answeredBy,
                 scenarioStep: plan.scenarioStep, fault: plan.fault, delay: plan.delay,
-                session: request.headers[ScenarioEngine.sessionHeader], duration: nil)
+                session: request.headers[ScenarioEngine.sessionHeader], duration: nil, responseBody: responseBody)
             // The slot of the entry `capacity` older than this one: evict it first.
             if storage.total - storage.firstID >= UInt64(capacity) {
                 Self.evictOldest(&storage, capacity: capacity, through: storage.total - UInt64(capacity))

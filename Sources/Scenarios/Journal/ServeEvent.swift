@@ -23,8 +23,23 @@ public struct ServeEvent: Sendable, Identifiable {
     /// Seconds from receiving the request to the end of the response, once it ended
     /// (nil while in flight, for hangs and event streams).
     public internal(set) var duration: TimeInterval?
+    /// The body the plan answered with, when the journal keeps response bodies
+    /// (`EngineConfiguration.journalResponseBodyLimit`); a fault may have cut it on the wire.
+    public let responseBody: Data?
 
     public var wasMatched: Bool { answeredBy != nil }
+
+    /// The server's own words on a failed request: the `reason` (or `message`, `error`)
+    /// string of a JSON error body, else its text, at most 200 characters. Nil for a
+    /// success or when the body was not kept.
+    public var responseReason: String? {
+        guard !(200..<400).contains(status), let body = responseBody, !body.isEmpty else { return nil }
+        let json = JSONValue(parsing: body)
+        let text = ["reason", "message", "error"].lazy.compactMap { json?[$0]?.stringValue }.first
+            ?? String(decoding: body.prefix(400), as: UTF8.self)
+        let line = text.replacingOccurrences(of: "\n", with: " ").trimmingCharacters(in: .whitespacesAndNewlines)
+        return line.count > 200 ? String(line.prefix(200)) + "…" : line
+    }
 }
 
 /// A request as kept in the journal. Large or binary bodies are kept as size and digest.

@@ -1,0 +1,71 @@
+import Foundation
+import Scenarios
+
+/// Turning a provider's error into what broke: the server's own answer (status and
+/// reason), and for a decoding error the value the server sent where the decoder stopped.
+extension CheckRun {
+    /// Why a call threw, in the server's terms as well as the provider's.
+    func explain(_ error: any Error) -> String {
+        var text = "threw \(Self.describe(error))"
+        guard let last = expectations.requests.last else { return text + " — the server saw no request" }
+        if !(200..<300).contains(last.status) || last.fault != nil {
+            text += " — the server answered \(last.request.method) \(last.request.asRequest.uri) with \(last.status)"
+            if let reason = last.responseReason { text += " \(JSONValue.string(reason))" }
+            if let fault = last.fault { text += " (\(fault.rawValue))" }
+        } else if let detail = Self.decodingDetail(error, body: last.responseBody) {
+            text += " — " + detail
+        }
+        return text
+    }
+
+    /// Where a decoder stopped and what the server sent there; for a body that is not
+    /// JSON at all, the body itself.
+    static func decodingDetail(_ error: any Error, body: Data?) -> String? {
+        guard let body else { return nil }
+        let json = JSONValue(parsing: body)
+        guard let decoding = error as? DecodingError else {
+            // JSONSerialization and hand-written parsers: show what they were given.
+            let ns = error as NSError
+            guard ns.domain == NSCocoaErrorDomain, ns.code == 3840 || ns.code == 4864 || ns.code == 4865 else { return nil }
+            return "the body the server sent: \(ServeEvent.preview(body))"
+        }
+        let path: [any CodingKey]
+        var wanted = ""
+        switch decoding {
+        case .typeMismatch(let type, let context): path = context.codingPath; wanted = " (decoded as \(type))"
+        case .valueNotFound(let type, let context): path = context.codingPath; wanted = " (decoded as non-optional \(type))"
+        case .keyNotFound(let key, let context):
+            let parent = value(at: context.codingPath, in: json)
+            let keys = parent?.objectValue.map { $0.keys.sorted().joined(separator: ", ") } ?? "?"
+            return "the server's object at \(jsonPath(context.codingPath)) has no key \"\(key.stringValue)\" (its keys: \(keys))"
+        case .dataCorrupted(let context): path = context.codingPath
+        @unknown default: return nil
+        }
+        guard let json else { return "the body is not JSON: \(ServeEvent.preview(body))" }
+        guard !path.isEmpty else { return "the body the server sent: \(ServeEvent.preview(body))" }
+        let sent = value(at: path, in: json).map { "\($0)" } ?? "nothing"
+        return "at \(jsonPath(path)) the server sent \(sent)\(wanted)"
+    }
+
+    /// `pages[3].price` for a coding path.
+    static func jsonPath(_ path: [any CodingKey]) -> String {
+        guard !path.isEmpty else { return "the top level" }
+        var text = ""
+        for key in path {
+            if let index = key.intValue { text += "[\(index)]" } else { text += (text.isEmpty ? "" : ".") + key.stringValue }
+        }
+        return text
+    }
+
+    static func value(at path: [any CodingKey], in json: JSONValue?) -> JSONValue? {
+        var current = json
+        for key in path {
+            if let index = key.intValue, let array = current?.arrayValue {
+                current = array.indices.contains(index) ? array[index] : nil
+            } else {
+                current = current?[key.stringValue]
+            }
+        }
+        return current
+    }
+}
