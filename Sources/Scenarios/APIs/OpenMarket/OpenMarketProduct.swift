@@ -25,7 +25,8 @@ public struct OpenMarketProduct: Sendable, Equatable, Codable {
     /// The late-2022 delete URI token, handed out by `/archived`.
     public var deleteToken: String
 
-    public var bargainPrice: Double { price - discountedPrice }
+    /// In cents, as the server keeps money: 49.99 − 4.5 is 45.49, not 45.490000000000002.
+    public var bargainPrice: Double { ((price - discountedPrice) * 100).rounded() / 100 }
     public var thumbnailImage: Image? { images.first { $0.id == thumbnailImageID } ?? images.first }
 }
 
