@@ -15,6 +15,8 @@ enum OpenMarketDefect: String, CaseIterable, Sendable {
     case swallowsSecretErrors, swallowsDeleteErrors
     case noTimeout, timeoutTooShort, retriesCreate
     case noImageCache, singleSlotImageCache, cachesFailures, noCoalescing, ignores304, unboundedImageCache
+    case throwsOnEmptyPage, decodesPricesAsInt, decodesPricesAsFloat, retriesCancelledPage
+    case imageCacheKeyedByFileName, imageLoadsWithoutTimeout, cancelLeavesInFlightTask
 
     var expectation: (failing: Set<String>, phrase: String) {
         let cache = "openmarket.image-cache."
@@ -41,10 +43,24 @@ enum OpenMarketDefect: String, CaseIterable, Sendable {
         case .noTimeout: return (["openmarket.timeout.hang"], "no timeout?")
         case .timeoutTooShort: return (["openmarket.timeout.slow-in-time"], "is the timeout shorter than the one given?")
         case .retriesCreate: return (["openmarket.create.no-retry"], "under a 500 the server saw POST /api/products 2 times")
-        case .noImageCache, .singleSlotImageCache, .cachesFailures, .noCoalescing, .ignores304, .unboundedImageCache:
+        case .throwsOnEmptyPage: return (["openmarket.pagination"], "means no more items: return an empty page, not an error")
+        // Every call that reads page 1 or 2 (fractional USD prices on both) fails, each naming the value.
+        case .decodesPricesAsInt:
+            return (["openmarket.page.request", "openmarket.page.decoding", "openmarket.pagination", "openmarket.timeout.slow-in-time"],
+                    "The body's numbers with a fraction: pages[")
+        case .decodesPricesAsFloat: return (["openmarket.page.decoding"], "price: 299.989990234375, server sent 299.99")
+        case .retriesCancelledPage: return (["openmarket.page.cancellation"], "the server saw GET /api/products 2 times")
+        case .noImageCache, .singleSlotImageCache, .cachesFailures, .noCoalescing, .ignores304, .unboundedImageCache,
+             .imageCacheKeyedByFileName, .imageLoadsWithoutTimeout, .cancelLeavesInFlightTask:
             return FaultyImageLoader.expectation(for: rawValue, prefix: cache)!
         }
     }
+}
+
+/// A page whose prices a client models as `Price` (`Int`, `Float`: the defects).
+struct PricedPage<Price: Decodable & Sendable>: Decodable {
+    struct Item: Decodable { let price, bargain_price, discounted_price: Price }
+    let pages: [Item]
 }
 
 /// The reference Open Market provider with one defect.
@@ -96,12 +112,51 @@ struct BrokenOpenMarketProvider: OpenMarketProvider {
         case .pastEndRepeatsFirstPage:
             let page = try await reference.page(number: number, itemsPerPage: itemsPerPage)
             return page.products.isEmpty ? try await reference.page(number: 1, itemsPerPage: itemsPerPage) : page
+        case .throwsOnEmptyPage:
+            // Decodes whatever a 2xx carries: the 204's empty body is "not valid JSON".
+            let data = try await pageData(number, itemsPerPage)
+            return Self.page(try reference.decoder.decode(ReferenceOpenMarketProvider.PageDTO.self, from: data))
+        case .decodesPricesAsInt:
+            let data = try await pageData(number, itemsPerPage)
+            if data.isEmpty { return try await reference.page(number: number, itemsPerPage: itemsPerPage) }
+            _ = try reference.decoder.decode(PricedPage<Int>.self, from: data)   // `let price: Int` in the model
+            return Self.page(try reference.decoder.decode(ReferenceOpenMarketProvider.PageDTO.self, from: data))
+        case .decodesPricesAsFloat:
+            let data = try await pageData(number, itemsPerPage)
+            if data.isEmpty { return try await reference.page(number: number, itemsPerPage: itemsPerPage) }
+            let floats = try reference.decoder.decode(PricedPage<Float>.self, from: data).pages
+            var page = Self.page(try reference.decoder.decode(ReferenceOpenMarketProvider.PageDTO.self, from: data))
+            for index in page.products.indices {
+                page.products[index].price = Double(floats[index].price)
+                page.products[index].bargainPrice = Double(floats[index].bargain_price)
+                page.products[index].discountedPrice = Double(floats[index].discounted_price)
+            }
+            return page
+        case .retriesCancelledPage:
+            var components = URLComponents(string: context.baseURL.absoluteString + "/api/products")!
+            components.queryItems = [URLQueryItem(name: "page_no", value: String(number)), URLQueryItem(name: "items_per_page", value: String(itemsPerPage))]
+            let data = try await RetryingFetcher(session: raw.session).data(for: URLRequest(url: components.url!, timeoutInterval: context.timeout))
+            if data.isEmpty { return try await reference.page(number: number, itemsPerPage: itemsPerPage) }
+            return Self.page(try reference.decoder.decode(ReferenceOpenMarketProvider.PageDTO.self, from: data))
         case .swallowsPageErrors:
             return (try? await reference.page(number: number, itemsPerPage: itemsPerPage))
                 ?? MarketPage(pageNumber: number, itemsPerPage: itemsPerPage, totalCount: 0, offset: 0, limit: 0, lastPage: 0,
                               hasNext: false, hasPrevious: false, products: [])
         default: return try await pageReference.page(number: number, itemsPerPage: itemsPerPage)
         }
+    }
+
+    /// Page bytes of any 2xx answer.
+    func pageData(_ number: Int, _ itemsPerPage: Int) async throws -> Data {
+        let (data, status) = try await raw.send("GET", "/api/products?page_no=\(number)&items_per_page=\(itemsPerPage)")
+        guard (200..<300).contains(status) else { throw URLError(.badServerResponse) }
+        return data
+    }
+
+    static func page(_ page: ReferenceOpenMarketProvider.PageDTO) -> MarketPage {
+        MarketPage(pageNumber: page.pageNo, itemsPerPage: page.itemsPerPage, totalCount: page.totalCount, offset: page.offset,
+                   limit: page.limit, lastPage: page.lastPage, hasNext: page.hasNext, hasPrevious: page.hasPrev,
+                   products: page.pages.map(\.product))
     }
 
     func product(id: Int) async throws -> MarketProduct {

@@ -13,6 +13,7 @@ enum RestaurantDefect: String, CaseIterable, Sendable {
     case swallowsCategoryErrors, swallowsMenuErrors, swallowsOrderErrors, acceptsAnyImageStatus
     case noTimeout, timeoutTooShort, retriesOrders, collapsesRepeatedIDs
     case noImageCache, singleSlotImageCache, cachesFailures, noCoalescing, ignores304, unboundedImageCache
+    case imageCacheKeyedByFileName, imageLoadsWithoutTimeout, cancelLeavesInFlightTask, retriesCancelledMenu
 
     /// The failing checks, and a phrase the first one's message must contain.
     var expectation: (failing: Set<String>, phrase: String) {
@@ -21,7 +22,9 @@ enum RestaurantDefect: String, CaseIterable, Sendable {
         case .fetchesCategoriesTwice: return (["restaurant.categories.request"], "the server saw 2 matching requests")
         case .filtersMenuOnTheClient: return (["restaurant.menu.request"], "GET /menu?category == \"soups\"")
         case .sendsOrderAsTextPlain: return (["restaurant.order.request"], "Content-Type is text/plain")
-        case .corruptsImageBytes: return (["restaurant.image.request"], "different bytes")
+        // Every check that compares image bytes sees it.
+        case .corruptsImageBytes:
+            return (["restaurant.image.request", "restaurant.image-cache.full-url-key", "restaurant.image-cache.cancellation"], "different bytes")
         case .sortsCategories: return (["restaurant.categories.decoding"], "returned [\"appetizers\", \"desserts\"")
         case .dropsDescriptions: return (["restaurant.menu.decoding"], "got #1 Spaghetti and Meatballs")
         case .orderOffByOne: return (["restaurant.order.decoding"], "returned 6")
@@ -35,10 +38,23 @@ enum RestaurantDefect: String, CaseIterable, Sendable {
         case .retriesOrders: return (["restaurant.order.no-retry"], "under a 500 the server saw POST /order 3 times")
         // The decoding check orders [1, 2] and [5]: no repeats, so only the request check sees it.
         case .collapsesRepeatedIDs: return (["restaurant.order.request"], "the repeated id 1 was dropped")
-        case .noImageCache, .singleSlotImageCache, .cachesFailures, .noCoalescing, .ignores304, .unboundedImageCache:
+        case .retriesCancelledMenu: return (["restaurant.menu.cancellation"], "the server saw GET /menu 2 times")
+        case .noImageCache, .singleSlotImageCache, .cachesFailures, .noCoalescing, .ignores304, .unboundedImageCache,
+             .imageCacheKeyedByFileName, .imageLoadsWithoutTimeout, .cancelLeavesInFlightTask:
             return FaultyImageLoader.expectation(for: rawValue, prefix: cache)!
         }
     }
+}
+
+/// The original variant's menu, decoded by defects that fetch it themselves.
+struct MenuDTO: Decodable {
+    struct Item: Decodable {
+        let id: Int
+        let name, description: String
+        let price: Double
+        let category, image_url: String
+    }
+    let items: [Item]
 }
 
 /// The reference provider with one defect.
@@ -96,6 +112,15 @@ struct BrokenRestaurantProvider: RestaurantProvider {
                 return item
             }
         case .swallowsMenuErrors: return (try? await reference.menuItems(category: category)) ?? []
+        case .retriesCancelledMenu:
+            var components = URLComponents(string: context.baseURL.absoluteString + "/menu")!
+            components.queryItems = [URLQueryItem(name: "category", value: category)]
+            let request = URLRequest(url: components.url!, timeoutInterval: context.timeout)
+            let data = try await RetryingFetcher(session: raw.session).data(for: request)
+            return try JSONDecoder().decode(MenuDTO.self, from: data).items.map {
+                RestaurantItem(id: $0.id, name: $0.name, description: $0.description, price: $0.price, category: $0.category,
+                               imageURL: URL(string: $0.image_url, relativeTo: context.baseURL)!.absoluteURL)
+            }
         default: return try await menuReference.menuItems(category: category)
         }
     }

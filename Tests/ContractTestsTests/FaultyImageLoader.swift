@@ -16,6 +16,13 @@ actor FaultyImageLoader {
         var acceptsAnyStatus = false
         var singleSlot = false
         var limit = 4
+        /// Entries keyed by the URL's last path component, as `url.lastPathComponent` keys do.
+        var keysByFileName = false
+        /// Its own `URLSession(configuration: .default)` and 60 s requests, ignoring the
+        /// timeout it was given (as `URLSession.shared` loaders do).
+        var ownSessionWithoutTimeout = false
+        /// Returns early on cancellation, skipping the in-flight bookkeeping.
+        var leavesCancelledInFlight = false
     }
 
     struct Entry { let data: Data; let etag: String?; let mustRevalidate: Bool }
@@ -30,6 +37,9 @@ actor FaultyImageLoader {
         case "noCoalescing": habits.coalesces = false
         case "ignores304": habits.uses304 = false
         case "acceptsAnyImageStatus": habits.acceptsAnyStatus = true
+        case "imageCacheKeyedByFileName": habits.keysByFileName = true
+        case "imageLoadsWithoutTimeout": habits.ownSessionWithoutTimeout = true
+        case "cancelLeavesInFlightTask": habits.leavesCancelledInFlight = true
         default: break
         }
         return habits
@@ -45,6 +55,11 @@ actor FaultyImageLoader {
         case "noCoalescing": return ([prefix + "coalesces"], "should share one request")
         case "ignores304": return ([prefix + "revalidates"], "the revalidating load to succeed")
         case "unboundedImageCache": return ([prefix + "bounded"], "declares none")
+        // Different URLs with one file name share an entry; the bounded check sees it too and says so.
+        case "imageCacheKeyedByFileName": return ([prefix + "full-url-key", prefix + "bounded"], "keys entries by file name or path, not by the full URL")
+        case "imageLoadsWithoutTimeout":
+            return ([prefix.replacingOccurrences(of: "image-cache.", with: "image.") + "timeout"], "no timeout?")
+        case "cancelLeavesInFlightTask": return ([prefix + "cancellation"], "the cancelled load left something behind")
         default: return nil
         }
     }
@@ -59,27 +74,40 @@ actor FaultyImageLoader {
 
     init(habits: Habits, session: URLSession, timeout: TimeInterval) {
         self.habits = habits
-        self.session = session
-        self.timeout = timeout
+        self.session = habits.ownSessionWithoutTimeout ? URLSession(configuration: .default) : session
+        self.timeout = habits.ownSessionWithoutTimeout ? 60 : timeout
     }
 
     func data(from url: URL) async throws -> Data {
-        if habits.cachesFailures, let failure = failures[url] { throw failure }
-        let cached = entries[url]
+        let key = habits.keysByFileName ? URL(string: url.lastPathComponent)! : url
+        if habits.cachesFailures, let failure = failures[key] { throw failure }
+        let cached = entries[key]
         if let cached, !(cached.mustRevalidate && habits.honoursNoCache) { return cached.data }
-        if habits.coalesces, let running = inFlight[url] { return try await running.value }
-        let task = Task { try await self.fetch(url, cached: cached) }
-        if habits.coalesces { inFlight[url] = task }
-        defer { inFlight[url] = nil }
+        if habits.coalesces, let running = inFlight[key] { return try await running.value }
+        let task = Task { try await self.fetch(url, key: key, cached: cached) }
+        if habits.coalesces { inFlight[key] = task }
+        if habits.leavesCancelledInFlight {
+            let value: Data
+            do {
+                value = try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+            } catch {
+                if Task.isCancelled { throw error }   // the early return for a cancel skips the clean-up
+                inFlight[key] = nil
+                throw error
+            }
+            inFlight[key] = nil
+            return value
+        }
+        defer { inFlight[key] = nil }
         do {
             return try await task.value
         } catch {
-            if habits.cachesFailures { failures[url] = error }
+            if habits.cachesFailures { failures[key] = error }
             throw error
         }
     }
 
-    private func fetch(_ url: URL, cached: Entry?) async throws -> Data {
+    private func fetch(_ url: URL, key: URL, cached: Entry?) async throws -> Data {
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         if let etag = cached?.etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
         let (data, response) = try await session.data(for: request)
@@ -93,9 +121,9 @@ actor FaultyImageLoader {
         if habits.caches {
             let mustRevalidate = (http.value(forHTTPHeaderField: "Cache-Control") ?? "").contains("no-cache")
             if habits.singleSlot { entries.removeAll(); order.removeAll() }
-            entries[url] = Entry(data: data, etag: http.value(forHTTPHeaderField: "ETag"), mustRevalidate: mustRevalidate)
-            order.removeAll { $0 == url }
-            order.append(url)
+            entries[key] = Entry(data: data, etag: http.value(forHTTPHeaderField: "ETag"), mustRevalidate: mustRevalidate)
+            order.removeAll { $0 == key }
+            order.append(key)
             while order.count > habits.limit { entries[order.removeFirst()] = nil }
         }
         return data

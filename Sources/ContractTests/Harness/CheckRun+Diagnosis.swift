@@ -42,9 +42,28 @@ extension CheckRun {
         @unknown default: return nil
         }
         guard let json else { return "the body is not JSON: \(ServeEvent.preview(body))" }
-        guard !path.isEmpty else { return "the body the server sent: \(ServeEvent.preview(body))" }
+        guard !path.isEmpty else {
+            // swift-corelibs-foundation reports a number that does not fit its type (a
+            // fraction decoded as Int) as "not valid JSON", with no path: name the suspects.
+            let fractions = fractionalNumbers(in: json, at: "")
+            guard !fractions.isEmpty else { return "the body the server sent: \(ServeEvent.preview(body))" }
+            let shown = fractions.prefix(4).map { "\($0.path) = \($0.value)" }.joined(separator: ", ")
+            return "the body is valid JSON; Foundation says \"not valid JSON\" when a number does not fit the type it is decoded as "
+                + "(a fraction into Int). The body's numbers with a fraction: \(shown)\(fractions.count > 4 ? ", …" : "")"
+        }
         let sent = value(at: path, in: json).map { "\($0)" } ?? "nothing"
         return "at \(jsonPath(path)) the server sent \(sent)\(wanted)"
+    }
+
+    /// Every number with a fraction in `json`, with its path, in document order (objects by key).
+    static func fractionalNumbers(in json: JSONValue, at path: String) -> [(path: String, value: JSONValue)] {
+        switch json {
+        case .number(let number) where number.rounded() != number: return [(path, json)]
+        case .array(let items): return items.enumerated().flatMap { fractionalNumbers(in: $0.element, at: "\(path)[\($0.offset)]") }
+        case .object(let members):
+            return members.sorted { $0.key < $1.key }.flatMap { fractionalNumbers(in: $0.value, at: path.isEmpty ? $0.key : "\(path).\($0.key)") }
+        default: return []
+        }
     }
 
     /// `pages[3].price` for a coding path.

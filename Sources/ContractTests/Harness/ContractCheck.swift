@@ -119,6 +119,38 @@ public struct CheckRun<Provider: Sendable>: Sendable {
         }
     }
 
+    /// Starts a call on the check's executor, cancels its task once `ready` returns (or
+    /// throws), and tells how the call ended, waiting at most `limit` seconds after the
+    /// cancel — as a view that goes away cancels the loads it started.
+    public func cancelling<T: Sendable>(_ body: @escaping @Sendable () async throws -> T, once ready: @escaping @Sendable () async throws -> Void,
+                                        within limit: TimeInterval) async -> CallOutcome<T> {
+        let start = Date()
+        return await withCheckedContinuation { (continuation: CheckedContinuation<CallOutcome<T>, Never>) in
+            let finished = Locked(false)
+            @Sendable func finish(_ outcome: CallOutcome<T>) {
+                let first = finished.withLock { done -> Bool in
+                    defer { done = true }
+                    return !done
+                }
+                if first { continuation.resume(returning: outcome) }
+            }
+            let call = isolation.task {
+                do {
+                    let value = try await body()
+                    finish(.returned(value, seconds: Date().timeIntervalSince(start)))
+                } catch {
+                    finish(.threw(Self.describe(error), seconds: Date().timeIntervalSince(start)))
+                }
+            }
+            Task {
+                try? await ready()
+                call.cancel()
+                try? await Task.sleep(nanoseconds: UInt64(limit * 1_000_000_000))
+                finish(.stillRunning(seconds: Date().timeIntervalSince(start)))
+            }
+        }
+    }
+
     static func describe(_ error: any Error) -> String {
         if let urlError = error as? URLError { return "URLError \(urlError.code.rawValue) (\(urlError.code))" }
         if let decoding = error as? DecodingError {

@@ -87,6 +87,35 @@ public enum CommonChecks {
         }
     }
 
+    /// A call cancelled while the server is still answering ends, and nothing the
+    /// provider does afterwards reaches the server: a retry loop that takes
+    /// `URLError.cancelled` (-999) or `CancellationError` for a failure sends the request
+    /// again for a screen that is gone.
+    public static func cancellationSendsNothingMore<P: Sendable, T: Sendable>(
+        _ id: String, call: String, pattern: RequestPattern, delay: TimeInterval,
+        _ invoke: @escaping @Sendable (CheckRun<P>) async throws -> T
+    ) -> ContractCheck<P> {
+        ContractCheck(id, .required, "a cancelled \(call) ends, and sends no further request (a cancel is not a failure to retry)",
+                      scenarios: [Scenario(name: "slow-cancel", rules: [Rule("slow", pattern, always: Outcome.simulator.delayed(.fixed(delay)))])]) { run in
+            try run.use("slow-cancel")
+            let outcome = await run.cancelling({ try await invoke(run) }, once: {
+                try await run.expectations.expect(pattern, .atLeast(1), timeout: run.timeout)
+            }, within: delay + 1)
+            // A retry or a follow-up is sent by the time the answer would have come.
+            try? await Task.sleep(nanoseconds: UInt64((delay + 0.5) * 1_000_000_000))
+            let sent = run.engine.journal.entries(matching: pattern).count
+            var problems: [String] = []
+            if sent == 0 { problems.append("the server never saw \(pattern), so there was nothing to cancel") }
+            if sent > 1 {
+                problems.append("the server saw \(pattern) \(sent) times: the provider sent it again after the task was cancelled "
+                                + "— a cancelled request (URLError.cancelled, CancellationError) is not a failure to retry")
+            }
+            if outcome.isStillRunning { problems.append("after the cancel the call \(outcome.summary) — the cancel never reached the request") }
+            try run.require(problems.isEmpty, "\(call), cancelled while the server answers slowly, to end and send nothing more",
+                            actual: "the call \(outcome.summary) after being cancelled", differences: problems)
+        }
+    }
+
     /// A slow response that arrives within the timeout still succeeds.
     public static func slowButInTime<P: Sendable, T: Sendable>(
         _ id: String, call: String, pattern: RequestPattern, delay: TimeInterval,

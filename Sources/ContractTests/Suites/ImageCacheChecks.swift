@@ -4,9 +4,11 @@ import Scenarios
 /// The image-cache checks: one request per URL, failures not cached, concurrent loads
 /// coalesced, revalidation with `If-None-Match`/304, bounded size.
 public enum ImageCacheChecks {
-    /// `paths` are five image paths on the server; `load` calls the provider's image method.
+    /// `paths` are five image paths on the server; `sameName` two URLs (paths, queries)
+    /// that a cache keyed by less than the full URL takes for one; `load` calls the
+    /// provider's image method.
     public static func checks<P: Sendable>(
-        prefix: String, paths: [String],
+        prefix: String, paths: [String], sameName: (String, String),
         limit: @escaping @Sendable (P) -> Int?,
         load: @escaping @Sendable (CheckRun<P>, URL) async throws -> Data
     ) -> [ContractCheck<P>] {
@@ -31,6 +33,23 @@ public enum ImageCacheChecks {
                 try await run.expectations.expect(get(paths[0]), .exactly(1), "each URL loaded once, then kept while another URL is loaded")
                 try await run.expectations.expect(get(paths[1]), .exactly(1), "each URL loaded once, then kept while another URL is loaded")
             },
+            ContractCheck("\(prefix).full-url-key", .required,
+                          "\(sameName.0) and \(sameName.1) are two entries: the cache is keyed by the full URL, not the file name") { run in
+                let (a, b) = sameName
+                let first = try await run.call("loading \(a)") { try await load(run, run.url(a)) }
+                let second = try await run.call("loading \(b)") { try await load(run, run.url(b)) }
+                let (truthA, truthB) = (run.truth("GET", a).body, run.truth("GET", b).body)
+                let sentB = run.expectations.requests(matching: get(b)).count
+                var problems: [String] = []
+                if first != truthA { problems.append("\(a) returned \(first.count) bytes, not its \(truthA.count)") }
+                if second != truthB {
+                    problems.append("\(b) returned \(second.count) bytes\(second == truthA && truthA != truthB ? ", the bytes of \(a)" : ""), not its \(truthB.count)")
+                }
+                if sentB != 1 { problems.append("the server saw \(b) \(sentB) time\(sentB == 1 ? "" : "s"), expected once") }
+                try run.require(problems.isEmpty, "each URL its own entry and its own bytes",
+                                actual: "\(b) was answered from \(a)'s entry — the cache keys entries by file name or path, not by the full URL",
+                                differences: problems)
+            },
             ContractCheck("\(prefix).failure-not-cached", .required, "a failed image load is not cached: the retry reaches the server",
                           scenarios: [Scenario(name: "fails-once", rules: [Rule("fail-once", get(paths[2]), .sequence([.status(500), .simulator], afterLast: .repeatLast))])]) { run in
                 try run.use("fails-once")
@@ -41,6 +60,29 @@ public enum ImageCacheChecks {
                 guard case .returned(let data, _) = retry, !data.isEmpty else {
                     throw run.expectations.violation("the retry to return the image", actual: retry.summary + " — was the failure cached?")
                 }
+            },
+            ContractCheck("\(prefix).cancellation", .required,
+                          "a cancelled image load leaves nothing behind: the next load of the URL gets the image, and nothing more is sent",
+                          scenarios: [Scenario(name: "slow-cancel", rules: [Rule("slow", get(paths[1]), always: Outcome.simulator.delayed(.fixed(0.5)))])]) { run in
+                try run.use("slow-cancel")
+                let url = run.url(paths[1])
+                let image = run.truth("GET", paths[1]).body
+                let cancelled = await run.cancelling({ try await load(run, url) }, once: {
+                    try await run.expectations.expect(get(paths[1]), .atLeast(1), timeout: run.timeout)
+                }, within: 1.5)
+                var problems: [String] = []
+                if case .returned(let data, _) = cancelled, data != image {
+                    problems.append("the cancelled load returned \(data.count) bytes that are not the image")
+                }
+                let next = await run.outcome(within: run.timeout + 5) { try await load(run, url) }
+                if case .returned(let data, _) = next, data == image {} else {
+                    problems.append("the next load \(next.summary) — the cancelled load left something behind (an in-flight task, an empty entry) that answers in the image's place")
+                }
+                try? await Task.sleep(nanoseconds: 600_000_000)
+                let sent = run.expectations.requests(matching: get(paths[1])).count
+                if sent > 2 { problems.append("the server saw \(paths[1]) \(sent) times for one cancelled and one later load") }
+                try run.require(problems.isEmpty, "after a cancelled load, the next load of \(paths[1]) to return the image",
+                                actual: "the cancelled load was \(cancelled.summary)", differences: problems)
             },
             ContractCheck("\(prefix).coalesces", .recommended, "concurrent loads of one URL make one request",
                           scenarios: [Scenario(name: "slow-image", rules: [Rule("slow", get(paths[3]), always: Outcome.simulator.delayed(.fixed(0.3)))])]) { run in
@@ -77,6 +119,10 @@ public enum ImageCacheChecks {
                     _ = try await run.call("loading image \(index + 1) of \(total)") { try await load(run, run.url("\(paths[4])?n=\(index)")) }
                 }
                 _ = try await run.call("loading the first image again") { try await load(run, run.url("\(paths[4])?n=0")) }
+                // Eviction is only in question when every different URL reached the server.
+                let reached = Set(run.expectations.requests(matching: get(paths[4])).map(\.request.asRequest.uri)).count
+                try run.require(reached == total, "\(total) different URLs (\(paths[4])?n=0…\(total - 1)) to reach the server once each",
+                                actual: "only \(reached) of them did — the cache keys entries by less than the full URL (path or file name), so different URLs share one")
                 try await run.expectations.expect(get("\(paths[4])?n=0"), .exactly(2),
                                                   "after \(total) different images the first must have been evicted (limit \(limit))")
             },

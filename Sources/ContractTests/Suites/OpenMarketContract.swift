@@ -14,6 +14,7 @@ public enum OpenMarketContract {
         return reads + pagination + writes(variant) + errorHandling(variant) + timeouts(configuration)
             + ImageCacheChecks.checks(prefix: "openmarket.image-cache",
                                       paths: ["item01.png", "item02.jpg", "item03.jpg", "item04.png", "item05.jpg"].map { "/market-images/thumb/\($0)" },
+                                      sameName: ("/market-images/thumb/item01.png", "/market-images/origin/item01.png"),
                                       limit: { $0.imageCacheLimit }, load: { try await $0.provider.imageData(from: $1) })
     }
 
@@ -80,9 +81,16 @@ public enum OpenMarketContract {
             }
             if Set(first.products.map(\.id)).intersection(last.products.map(\.id)).count > 0 { differences.append("pages 1 and 7 share products") }
             try await run.expectations.expect(RequestPattern(method: "GET", path: "/api/products", query: ["page_no": .equalTo("7")]), .exactly(1))
+            // Past the last page the API answers 204 with no body: "no more items", not a failure.
             let past = await run.outcome(within: run.timeout + 5) { try await run.provider.page(number: 8, itemsPerPage: 20) }
-            if case .returned(let page, _) = past, !page.products.isEmpty { differences.append("page 8 (past the end, 204) returned \(page.products.count) products") }
-            if case .stillRunning = past { differences.append("page 8 (past the end, 204) never finished") }
+            switch past {
+            case .returned(let page, _):
+                if !page.products.isEmpty { differences.append("page 8 (past the end, 204) returned \(page.products.count) products") }
+            case .threw:
+                differences.append("page 8 (past the end, 204) \(past.summary) — a 204 with no body past the last page means no more items: return an empty page, not an error")
+            case .stillRunning:
+                differences.append("page 8 (past the end, 204) never finished")
+            }
             try run.require(differences.isEmpty, "page math read from the server", actual: "read it differently", differences: differences)
         },
     ]
@@ -223,6 +231,14 @@ public enum OpenMarketContract {
                                       margin: configuration.timeoutMargin) { run in try await run.provider.page(number: 1, itemsPerPage: 20) },
             CommonChecks.slowButInTime("openmarket.timeout.slow-in-time", call: "page(number:itemsPerPage:)", pattern: .get("/api/products"),
                                        delay: configuration.timeout * 0.6) { run in try await run.provider.page(number: 1, itemsPerPage: 20) },
+            CommonChecks.hangTimesOut("openmarket.image.timeout", call: "imageData(from:)", pattern: .get("/market-images/{kind}/{file}"),
+                                      margin: configuration.timeoutMargin) { run in
+                try await run.provider.imageData(from: run.url("/market-images/thumb/item06.jpg"))
+            },
+            CommonChecks.cancellationSendsNothingMore("openmarket.page.cancellation", call: "page(number:itemsPerPage:)", pattern: .get("/api/products"),
+                                                      delay: configuration.timeout * 0.6) { run in
+                try await run.provider.page(number: 1, itemsPerPage: 20)
+            },
         ]
     }
 

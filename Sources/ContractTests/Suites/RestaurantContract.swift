@@ -18,6 +18,7 @@ public enum RestaurantContract {
         requestShape + decoding(configuration.restaurantVariant) + errorHandling
             + timeouts(configuration)
             + ImageCacheChecks.checks(prefix: "restaurant.image-cache", paths: (1...5).map { "/images/\($0).png" },
+                                      sameName: ("/images/1.png?v=1", "/images/1.png?v=2"),
                                       limit: { $0.imageCacheLimit }, load: { try await $0.provider.imageData(from: $1) })
     }
 
@@ -128,6 +129,14 @@ public enum RestaurantContract {
             },
             CommonChecks.slowButInTime("restaurant.timeout.slow-in-time", call: "menuItems(category:)", pattern: .get("/menu"),
                                        delay: configuration.timeout * 0.6) { run in
+                try await run.provider.menuItems(category: "entrees")
+            },
+            CommonChecks.hangTimesOut("restaurant.image.timeout", call: "imageData(from:)", pattern: .get("/images/{file}"),
+                                      margin: configuration.timeoutMargin) { run in
+                try await run.provider.imageData(from: run.url("/images/2.png"))
+            },
+            CommonChecks.cancellationSendsNothingMore("restaurant.menu.cancellation", call: "menuItems(category:)", pattern: .get("/menu"),
+                                                      delay: configuration.timeout * 0.6) { run in
                 try await run.provider.menuItems(category: "entrees")
             },
         ]

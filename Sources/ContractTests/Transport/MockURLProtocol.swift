@@ -44,7 +44,14 @@ public final class MockURLProtocol: URLProtocol {
     public override class func canInit(with request: URLRequest) -> Bool { engine(for: request) != nil }
     public override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
 
-    public override func startLoading() {
+    public override func startLoading() { load(request, hop: 0) }
+
+    /// URLSession's limit on redirects in a row (`URLError.httpTooManyRedirects` past it).
+    static let maximumRedirects = 16
+
+    /// Answers `request` from its engine; a redirect's next request is answered the same
+    /// way (`hop` counts them).
+    private func load(_ request: URLRequest, hop: Int) {
         guard let engine = Self.engine(for: request), let url = request.url else {
             client?.urlProtocol(self, didFailWithError: URLError(.cannotConnectToHost))
             return
@@ -65,7 +72,7 @@ public final class MockURLProtocol: URLProtocol {
             after(timeout) { this.value.fail(URLError(.timedOut)) }
             return
         }
-        after(plan.delay) { this.value.deliver(plan, url: url, method: mockRequest.method) }
+        after(plan.delay) { this.value.deliver(plan, request: request, hop: hop) }
     }
 
     private func fail(_ error: URLError) {
@@ -81,8 +88,9 @@ public final class MockURLProtocol: URLProtocol {
         if seconds <= 0 { work() } else { DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: work) }
     }
 
-    private func deliver(_ plan: ResponsePlan, url: URL, method: String) {
-        guard !isCancelled, let client else { return }
+    private func deliver(_ plan: ResponsePlan, request: URLRequest, hop: Int) {
+        guard !isCancelled, let client, let url = request.url else { return }
+        let method = request.httpMethod ?? "GET"
         switch plan.fault {
         case .hang?:
             client.urlProtocol(self, didFailWithError: URLError(.timedOut))
@@ -101,6 +109,29 @@ public final class MockURLProtocol: URLProtocol {
         fields["Content-Length"] = String(plan.body.count)
         guard let response = HTTPURLResponse(url: url, statusCode: plan.status, httpVersion: "HTTP/1.1", headerFields: fields) else {
             client.urlProtocol(self, didFailWithError: URLError(.badServerResponse))
+            return
+        }
+        // A redirect with a Location is followed, as URLSession follows one from a socket.
+        if let next = Self.redirect(request, status: plan.status, location: fields["Location"], from: url) {
+            #if canImport(FoundationNetworking)
+            // swift-corelibs-foundation stops the process when a protocol reports a
+            // redirect ("doesn't currently handle redirects directly"), so the protocol
+            // follows it itself (without asking a delegate's willPerformHTTPRedirection).
+            guard hop < Self.maximumRedirects else {
+                client.urlProtocol(self, didFailWithError: URLError(.httpTooManyRedirects))
+                return
+            }
+            // It also resends a 307 or 308 without its body over sockets; do the same here,
+            // so a provider meets one behaviour over both transports on this platform.
+            var next = next
+            next.httpBody = nil
+            next.httpBodyStream = nil
+            load(next, hop: hop + 1)
+            #else
+            // Apple's loading system asks the session's delegate, then loads the new
+            // request through a new protocol instance (answered by the same engine).
+            client.urlProtocol(self, wasRedirectedTo: next, redirectResponse: response)
+            #endif
             return
         }
         client.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
@@ -134,6 +165,25 @@ public final class MockURLProtocol: URLProtocol {
             return
         }
         after(pacing.interval) { this.value.sendPaced(remaining, pacing: pacing) }
+    }
+
+    /// The request a redirect leads to, as URLSession makes it: 301, 302 and 303 turn a
+    /// POST into a GET without a body (303 any method but HEAD); 307 and 308 keep the
+    /// method and body. Nil when `status` is no redirect or there is no usable Location.
+    static func redirect(_ request: URLRequest, status: Int, location: String?, from url: URL) -> URLRequest? {
+        guard [301, 302, 303, 307, 308].contains(status), let location,
+              let target = URL(string: location, relativeTo: url)?.absoluteURL else { return nil }
+        var next = request
+        next.url = target
+        let method = request.httpMethod ?? "GET"
+        if (status == 303 && method != "HEAD") || ((status == 301 || status == 302) && method == "POST") {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+            next.httpBodyStream = nil
+            next.setValue(nil, forHTTPHeaderField: "Content-Type")
+            next.setValue(nil, forHTTPHeaderField: "Content-Length")
+        }
+        return next
     }
 
     static func body(of request: URLRequest) -> Data {
