@@ -15,7 +15,7 @@ enum OpenMarketDefect: String, CaseIterable, Sendable {
     case swallowsSecretErrors, swallowsDeleteErrors
     case noTimeout, timeoutTooShort, retriesCreate
     case noImageCache, singleSlotImageCache, cachesFailures, noCoalescing, ignores304, unboundedImageCache
-    case throwsOnEmptyPage, decodesPricesAsInt, decodesPricesAsFloat, retriesCancelledPage
+    case throwsOnEmptyPage, decodesPricesAsInt, decodesPricesAsFloat, retriesCancelledPage, datesInDeviceZone, sharedModelRequiresDescription
     case imageCacheKeyedByFileName, imageLoadsWithoutTimeout, cancelLeavesInFlightTask
 
     var expectation: (failing: Set<String>, phrase: String) {
@@ -49,6 +49,12 @@ enum OpenMarketDefect: String, CaseIterable, Sendable {
             return (["openmarket.page.request", "openmarket.page.decoding", "openmarket.pagination", "openmarket.timeout.slow-in-time"],
                     "The body's numbers with a fraction: pages[")
         case .decodesPricesAsFloat: return (["openmarket.page.decoding"], "price: 299.989990234375, server sent 299.99")
+        // A formatter without a zone reads Korea-time dates in the device's (UTC here).
+        case .datesInDeviceZone: return (["openmarket.page.decoding", "openmarket.detail.decoding"], "9 h late: the date formatter reads")
+        // One model for list items and details, with the detail-only description required.
+        case .sharedModelRequiresDescription:
+            return (["openmarket.page.request", "openmarket.page.decoding", "openmarket.pagination", "openmarket.timeout.slow-in-time"],
+                    "has no key \"description\"")
         case .retriesCancelledPage: return (["openmarket.page.cancellation"], "the server saw GET /api/products 2 times")
         case .noImageCache, .singleSlotImageCache, .cachesFailures, .noCoalescing, .ignores304, .unboundedImageCache,
              .imageCacheKeyedByFileName, .imageLoadsWithoutTimeout, .cancelLeavesInFlightTask:
@@ -60,6 +66,12 @@ enum OpenMarketDefect: String, CaseIterable, Sendable {
 /// A page whose prices a client models as `Price` (`Int`, `Float`: the defects).
 struct PricedPage<Price: Decodable & Sendable>: Decodable {
     struct Item: Decodable { let price, bargain_price, discounted_price: Price }
+    let pages: [Item]
+}
+
+/// A page whose items a client models with the detail's `description` required.
+struct DescribedPage: Decodable {
+    struct Item: Decodable { let description: String }
     let pages: [Item]
 }
 
@@ -121,6 +133,15 @@ struct BrokenOpenMarketProvider: OpenMarketProvider {
             if data.isEmpty { return try await reference.page(number: number, itemsPerPage: itemsPerPage) }
             _ = try reference.decoder.decode(PricedPage<Int>.self, from: data)   // `let price: Int` in the model
             return Self.page(try reference.decoder.decode(ReferenceOpenMarketProvider.PageDTO.self, from: data))
+        case .datesInDeviceZone:
+            let data = try await pageData(number, itemsPerPage)
+            if data.isEmpty { return try await reference.page(number: number, itemsPerPage: itemsPerPage) }
+            return Self.page(try Self.utcDecoder.decode(ReferenceOpenMarketProvider.PageDTO.self, from: data))
+        case .sharedModelRequiresDescription:
+            let data = try await pageData(number, itemsPerPage)
+            if data.isEmpty { return try await reference.page(number: number, itemsPerPage: itemsPerPage) }
+            _ = try reference.decoder.decode(DescribedPage.self, from: data)
+            return Self.page(try reference.decoder.decode(ReferenceOpenMarketProvider.PageDTO.self, from: data))
         case .decodesPricesAsFloat:
             let data = try await pageData(number, itemsPerPage)
             if data.isEmpty { return try await reference.page(number: number, itemsPerPage: itemsPerPage) }
@@ -153,6 +174,17 @@ struct BrokenOpenMarketProvider: OpenMarketProvider {
         return data
     }
 
+    /// The server's date format read in UTC, as a formatter without a zone does on a device set to UTC.
+    static var utcDecoder: JSONDecoder {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss.SS"
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .formatted(formatter)
+        return decoder
+    }
+
     static func page(_ page: ReferenceOpenMarketProvider.PageDTO) -> MarketPage {
         MarketPage(pageNumber: page.pageNo, itemsPerPage: page.itemsPerPage, totalCount: page.totalCount, offset: page.offset,
                    limit: page.limit, lastPage: page.lastPage, hasNext: page.hasNext, hasPrevious: page.hasPrev,
@@ -164,6 +196,10 @@ struct BrokenOpenMarketProvider: OpenMarketProvider {
         case .fetchesDetailTwice:
             _ = try await reference.product(id: id)
             return try await reference.product(id: id)
+        case .datesInDeviceZone:
+            let (data, status) = try await raw.send("GET", "/api/products/\(id)")
+            guard (200..<300).contains(status) else { throw URLError(.badServerResponse) }
+            return try Self.utcDecoder.decode(ReferenceOpenMarketProvider.ProductDTO.self, from: data).product
         case .dropsVendorName:
             var product = try await reference.product(id: id)
             product.vendorName = nil

@@ -13,7 +13,7 @@ enum RestaurantDefect: String, CaseIterable, Sendable {
     case swallowsCategoryErrors, swallowsMenuErrors, swallowsOrderErrors, acceptsAnyImageStatus
     case noTimeout, timeoutTooShort, retriesOrders, collapsesRepeatedIDs
     case noImageCache, singleSlotImageCache, cachesFailures, noCoalescing, ignores304, unboundedImageCache
-    case imageCacheKeyedByFileName, imageLoadsWithoutTimeout, cancelLeavesInFlightTask, retriesCancelledMenu
+    case imageCacheKeyedByFileName, imageLoadsWithoutTimeout, cancelLeavesInFlightTask, retriesCancelledMenu, requiresPrepTime
 
     /// The failing checks, and a phrase the first one's message must contain.
     var expectation: (failing: Set<String>, phrase: String) {
@@ -38,6 +38,10 @@ enum RestaurantDefect: String, CaseIterable, Sendable {
         case .retriesOrders: return (["restaurant.order.no-retry"], "under a 500 the server saw POST /order 3 times")
         // The decoding check orders [1, 2] and [5]: no repeats, so only the request check sees it.
         case .collapsesRepeatedIDs: return (["restaurant.order.request"], "the repeated id 1 was dropped")
+        // A model written against the vapor-8090 server, whose items carry estimated_prep_time.
+        case .requiresPrepTime:
+            return (["restaurant.menu.request", "restaurant.menu.decoding", "restaurant.image.request", "restaurant.timeout.slow-in-time"],
+                    "has no key \"estimated_prep_time\"")
         case .retriesCancelledMenu: return (["restaurant.menu.cancellation"], "the server saw GET /menu 2 times")
         case .noImageCache, .singleSlotImageCache, .cachesFailures, .noCoalescing, .ignores304, .unboundedImageCache,
              .imageCacheKeyedByFileName, .imageLoadsWithoutTimeout, .cancelLeavesInFlightTask:
@@ -56,6 +60,9 @@ struct MenuDTO: Decodable {
     }
     let items: [Item]
 }
+
+/// An item as a client of the vapor-8090 server models it.
+struct PrepTimed: Decodable { let estimated_prep_time: Int }
 
 /// The reference provider with one defect.
 struct BrokenRestaurantProvider: RestaurantProvider {
@@ -112,6 +119,11 @@ struct BrokenRestaurantProvider: RestaurantProvider {
                 return item
             }
         case .swallowsMenuErrors: return (try? await reference.menuItems(category: category)) ?? []
+        case .requiresPrepTime:
+            let (data, status) = try await raw.send("GET", "/menu?category=\(category)")
+            guard status == 200 else { throw URLError(.badServerResponse) }
+            _ = try JSONDecoder().decode([String: [PrepTimed]].self, from: data)
+            return try await reference.menuItems(category: category)
         case .retriesCancelledMenu:
             var components = URLComponents(string: context.baseURL.absoluteString + "/menu")!
             components.queryItems = [URLQueryItem(name: "category", value: category)]

@@ -81,7 +81,7 @@ public enum CommonChecks {
                 } else {
                     hint = ""
                 }
-                throw run.expectations.violation("\(call) to throw within \(run.timeout) s (+\(margin) s) when the server never answers",
+                throw run.expectations.violation("\(call) to throw within \(String(format: "%g", run.timeout)) s (+\(String(format: "%g", margin)) s) when the server never answers",
                                                  actual: outcome.summary + hint)
             }
         }
@@ -133,7 +133,7 @@ public enum CommonChecks {
                 } else if case .threw(let error, _) = outcome, error.contains("Decoding") {
                     hint = " — the slow answer is the same body as a fast one; it failed to decode"
                 }
-                throw run.expectations.violation("\(call) to succeed when the answer takes \(delay) s (timeout \(run.timeout) s)",
+                throw run.expectations.violation("\(call) to succeed when the answer takes \(String(format: "%g", delay)) s (timeout \(String(format: "%g", run.timeout)) s)",
                                                  actual: outcome.summary + hint)
             }
         }

@@ -48,7 +48,8 @@ public enum OpenMarketContract {
             var differences = compare(page, truth)
             for (product, item) in zip(page.products, truth["pages"]?.arrayValue ?? []) { differences += compare(product, item) }
             if page.products.count != truth["pages"]?.arrayValue?.count { differences.append("\(page.products.count) products, expected 20") }
-            try run.require(differences.isEmpty, "the page as the server sent it", actual: "decoded differently", differences: differences)
+            try run.require(differences.isEmpty, "the page as the server sent it", actual: "decoded differently",
+                            differences: collapsingZoneShifts(differences))
         },
         Check("openmarket.detail.request", .required, "product(id:) sends GET /api/products/{id}") { run in
             _ = try await run.call("product(id: 16)") { try await run.provider.product(id: 16) }
@@ -244,6 +245,31 @@ public enum OpenMarketContract {
 
     // MARK: Comparing with the server's JSON
 
+    /// An instant with its zone, to the hundredth of a second: `2022-01-03T15:00:00.00Z`.
+    static func instant(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss.SS'Z'"
+        return formatter.string(from: date)
+    }
+
+    /// Every date off by the same zone is one mistake: two examples and a count, not forty lines.
+    static func collapsingZoneShifts(_ differences: [String]) -> [String] {
+        let shifted = differences.filter { $0.contains(" h late: ") || $0.contains(" h early: ") }
+        guard shifted.count > 2 else { return differences }
+        let rest = differences.filter { !($0.contains(" h late: ") || $0.contains(" h early: ")) }
+        return Array(shifted.prefix(2)) + ["… and \(shifted.count - 2) more dates off by the same hours"] + rest
+    }
+
+    /// A whole number of hours off is a time zone: the formatter's, not the server's.
+    static func zoneHint(_ offset: TimeInterval) -> String {
+        let hours = offset / 3600
+        guard hours.rounded() == hours, hours != 0 else { return "" }
+        return " — \(Int(abs(hours))) h \(hours > 0 ? "late" : "early"): the date formatter reads the server's zone-less dates in "
+            + "another zone; set its timeZone to Asia/Seoul (UTC+9) rather than the device's"
+    }
+
     static func compare(_ page: MarketPage, _ truth: JSONValue) -> [String] {
         let pairs: [(String, Int, Int?)] = [
             ("page_no", page.pageNumber, truth["page_no"]?.intValue), ("items_per_page", page.itemsPerPage, truth["items_per_page"]?.intValue),
@@ -274,7 +300,8 @@ public enum OpenMarketContract {
             let sent = truth[key]?.stringValue ?? ""
             let expected = OpenMarketVariant.parseFixtureDate(sent) ?? OpenMarketVariant.parseFixtureDate(sent.replacingOccurrences(of: " ", with: "T"))
             if let expected, abs(expected.timeIntervalSince(date)) > 0.011 {
-                differences.append("product \(product.id) \(key): \(date), server sent \(sent)")
+                differences.append("product \(product.id) \(key): \(Self.instant(date)), server sent \"\(sent)\" (Korea time, UTC+09:00) = \(Self.instant(expected))"
+                                   + Self.zoneHint(date.timeIntervalSince(expected)))
             }
         }
         return differences
