@@ -75,8 +75,8 @@ import FoundationNetworking
         #endif
     }
 
-    /// A cancelled task's request ends at once with `URLError.cancelled`, and its delayed
-    /// answer is never delivered.
+    /// A cancelled task's request ends with `URLError.cancelled`, and its delayed answer
+    /// is never delivered.
     @Test(arguments: ContractTransport.allCases)
     func cancellingTheTaskEndsTheRequest(transport: ContractTransport) async throws {
         let (endpoint, session, journal) = try await Self.endpoint(transport)
@@ -94,12 +94,11 @@ import FoundationNetworking
         }
         while journal.entries().isEmpty && Date().timeIntervalSince(start) < 10 { try await Task.sleep(nanoseconds: 10_000_000) }
         task.cancel()
+        // Cancelled, not answered: the 5 s answer would have come back as data (no seconds
+        // are asserted: a loaded test run can resume the task late either way).
         let code = await task.value
-        let elapsed = Date().timeIntervalSince(start)
         await endpoint.stop()
         #expect(code == .cancelled)
-        // The answer was 5 s away: it ended with the cancel, not with the answer.
-        #expect(elapsed < 4.5, "ended after \(elapsed) s")
         #expect(journal.entries().count == 1)
     }
 }
