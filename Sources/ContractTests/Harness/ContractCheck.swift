@@ -89,32 +89,14 @@ public struct CheckRun<Provider: Sendable>: Sendable {
     /// running then is abandoned (and reported as such).
     public func outcome<T: Sendable>(within limit: TimeInterval, _ body: @escaping @Sendable () async throws -> T) async -> CallOutcome<T> {
         let start = Date()
-        return await withCheckedContinuation { (continuation: CheckedContinuation<CallOutcome<T>, Never>) in
-            let finished = Locked(false)
-            @Sendable func finish(_ outcome: CallOutcome<T>) {
-                let first = finished.withLock { done -> Bool in
-                    defer { done = true }
-                    return !done
-                }
-                if first { continuation.resume(returning: outcome) }
-            }
-            // On the check's own executor: a neighbour that blocks threads cannot delay it.
-            isolation.task {
-                do {
-                    let value = try await body()
-                    finish(.returned(value, seconds: Date().timeIntervalSince(start)))
-                } catch {
-                    finish(.threw(Self.describe(error), seconds: Date().timeIntervalSince(start)))
-                }
-            }
+        return await firstOf { finish in
+            timed(body, from: start, finish)
             Task {
                 try? await Task.sleep(nanoseconds: UInt64(limit * 1_000_000_000))
                 finish(.stillRunning(seconds: limit))
-                // Abandoned, not cancelled: cancelling a task inside swift-corelibs
-                // URLSession's async `data(for:)` can deadlock the session (its
-                // cancellation handler waits for the session's queue while that queue
-                // waits to resume the task). The call ends with its own timeout or when
-                // the check's server stops and closes the connection.
+                // Abandoned, not cancelled: the outcome stays the provider's own (a cancel
+                // would end a hang the provider never times out). The call ends with its
+                // own timeout or when the check's server stops and closes the connection.
             }
         }
     }
@@ -125,28 +107,28 @@ public struct CheckRun<Provider: Sendable>: Sendable {
     public func cancelling<T: Sendable>(_ body: @escaping @Sendable () async throws -> T, once ready: @escaping @Sendable () async throws -> Void,
                                         within limit: TimeInterval) async -> CallOutcome<T> {
         let start = Date()
-        return await withCheckedContinuation { (continuation: CheckedContinuation<CallOutcome<T>, Never>) in
-            let finished = Locked(false)
-            @Sendable func finish(_ outcome: CallOutcome<T>) {
-                let first = finished.withLock { done -> Bool in
-                    defer { done = true }
-                    return !done
-                }
-                if first { continuation.resume(returning: outcome) }
-            }
-            let call = isolation.task {
-                do {
-                    let value = try await body()
-                    finish(.returned(value, seconds: Date().timeIntervalSince(start)))
-                } catch {
-                    finish(.threw(Self.describe(error), seconds: Date().timeIntervalSince(start)))
-                }
-            }
+        return await firstOf { finish in
+            let call = timed(body, from: start, finish)
             Task {
                 try? await ready()
                 call.cancel()
                 try? await Task.sleep(nanoseconds: UInt64(limit * 1_000_000_000))
                 finish(.stillRunning(seconds: Date().timeIntervalSince(start)))
+            }
+        }
+    }
+
+    /// Runs `body` on the check's own executor — a neighbour that blocks threads cannot
+    /// delay it — and reports how it ended, timed there.
+    @discardableResult
+    private func timed<T: Sendable>(_ body: @escaping @Sendable () async throws -> T, from start: Date,
+                                    _ finish: @escaping @Sendable (CallOutcome<T>) -> Void) -> Task<Void, Never> {
+        isolation.task {
+            do {
+                let value = try await body()
+                finish(.returned(value, seconds: Date().timeIntervalSince(start)))
+            } catch {
+                finish(.threw(Self.describe(error), seconds: Date().timeIntervalSince(start)))
             }
         }
     }
@@ -191,5 +173,20 @@ public enum CallOutcome<T: Sendable>: Sendable {
         if let data = value as? Data { return "\(data.count) bytes" }
         let text = "\(value)"
         return text.count > 120 ? String(text.prefix(120)) + "…" : text
+    }
+}
+
+/// The first value any of the racers `start` launches hands to `finish`; later ones are
+/// dropped. (A call racing its time limit, a check racing the suite's.)
+func firstOf<T: Sendable>(_ start: (@escaping @Sendable (T) -> Void) -> Void) async -> T {
+    await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
+        let finished = Locked(false)
+        start { value in
+            let first = finished.withLock { done -> Bool in
+                defer { done = true }
+                return !done
+            }
+            if first { continuation.resume(returning: value) }
+        }
     }
 }

@@ -150,15 +150,7 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
     /// Runs `body`, failing it if it is still running after `limit` seconds.
     static func limited(_ limit: TimeInterval, on isolation: CheckIsolation,
                         _ body: @escaping @Sendable () async throws -> Void) async -> ContractReport.Outcome {
-        await withCheckedContinuation { (continuation: CheckedContinuation<ContractReport.Outcome, Never>) in
-            let done = Locked(false)
-            @Sendable func finish(_ outcome: ContractReport.Outcome) {
-                let first = done.withLock { finished -> Bool in
-                    defer { finished = true }
-                    return !finished
-                }
-                if first { continuation.resume(returning: outcome) }
-            }
+        await firstOf { finish in
             isolation.task {
                 do {
                     try await body()
