@@ -38,9 +38,11 @@ extension ServeSettings {
         var seen = Set<String>()
         while let name = rest.popFirst() {
             guard name.hasPrefix("--"), !name.utf8.contains(UInt8(ascii: "=")), name == "--variant" || seen.insert(name).inserted else { return nil }
-            if name == "--watch" || name == "--admin-open" {
-                if name == "--watch" { watch = true } else { adminOpen = true }
-                continue
+            switch name {
+            case "--watch": watch = true; continue
+            case "--admin-open": adminOpen = true; continue
+            case "--strict": strict = true; continue
+            default: break
             }
             guard let value = rest.popFirst(), !value.hasPrefix("-") else { return nil }
             switch name {

@@ -45,6 +45,9 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Reload fixtures and scenarios when their files change; a broken file is reported and the last good version keeps serving.")
     var watch = false
 
+    @Flag(help: "Validate requests and answer 400 with a reason where the real server was lenient (the community order of [] or unknown ids, an Open Market page_no below 1). Without it each variant answers as its server did.")
+    var strict = false
+
     @Option(help: "Event-loop threads; default: one per CPU this process may use (affinity mask, cgroup quota and cpuset).")
     var threads: Int?
 
@@ -78,7 +81,7 @@ struct Serve: AsyncParsableCommand {
         ServeSettings(host: host, port: port, fixtures: fixtureOptions.fixtures, variants: fixtureOptions.variant,
                       logLevel: logLevel, maxBodySize: maxBodySize, journalCapacity: journalCapacity,
                       journalMaxBytes: journalMaxBytes, scenario: scenario,
-                      timeScale: timeScale, seed: seed, watch: watch, threads: threads, state: state,
+                      timeScale: timeScale, seed: seed, watch: watch, strict: strict, threads: threads, state: state,
                       idleTimeout: idleTimeout, headTimeout: headTimeout, maxHeadSize: maxHeadSize,
                       maxConnections: maxConnections, adminToken: adminToken, adminOpen: adminOpen)
     }
@@ -103,6 +106,7 @@ struct ServeSettings: Equatable, Sendable {
     var timeScale = 1.0
     var seed: UInt64 = 0
     var watch = false
+    var strict = false
     var threads: Int?
     var state: String?
     var idleTimeout = 60.0
@@ -165,7 +169,8 @@ struct ServeSettings: Equatable, Sendable {
                 scenarioDirectories: scenarioDirectories,
                 extraScenarios: selection.extra,
                 scenario: selection.name,
-                timeScale: timeScale))
+                timeScale: timeScale,
+                strict: strict))
         } catch {
             throw failForFixtures(error)
         }

@@ -129,7 +129,7 @@ import FoundationNetworking
         let (status, stdout, _) = try await MockServerProcess.run(["serve", "--help"])
         #expect(status == 0)
         for flag in ["--host", "--port", "--fixtures", "--variant", "--log-level", "--max-body-size", "--journal-capacity", "--journal-max-bytes",
-                     "--scenario", "--time-scale", "--seed", "--state", "--watch",
+                     "--scenario", "--time-scale", "--seed", "--state", "--watch", "--strict",
                      "--idle-timeout", "--head-timeout", "--max-head-size", "--max-connections", "--admin-token", "--admin-open", "--threads"] {
             #expect(stdout.contains(flag), "--help does not mention \(flag)")
         }

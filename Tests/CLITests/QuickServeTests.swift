@@ -11,6 +11,7 @@ import Testing
         ["--port", "0"],
         ["--port", "0", "--log-level", "warning"],
         ["serve", "--host", "0.0.0.0", "--port", "65535", "--watch", "--admin-open"],
+        ["--strict", "--variant", "community"],
         ["--host", "0.0.0.0", "--admin-token", "s3cret", "--idle-timeout", "5", "--head-timeout", "2.5"],
         ["--max-head-size", "4096", "--max-connections", "10"],
         ["--fixtures", "/tmp/fixtures", "--variant", "community", "--variant", "vapor-8090"],
@@ -29,7 +30,7 @@ import Testing
     static let leftToArgumentParser: [[String]] = [
         ["--help"], ["-h"], ["help"], ["validate", "x.json"], ["record", "--upstream", "http://x"],
         ["--port=0"], ["--port"], ["--port", "-1"], ["--port", "70000"], ["--port", "eighty"],
-        ["--port", "1", "--port", "2"], ["--watch", "--watch"], ["--log-level", "loud"],
+        ["--port", "1", "--port", "2"], ["--watch", "--watch"], ["--strict", "--strict"], ["--log-level", "loud"],
         ["--max-body-size", "0"], ["--journal-max-bytes", "0"], ["--journal-capacity", "-5"], ["--time-scale", "nan"], ["--time-scale", "-1"],
         ["--seed", "-1"], ["--threads", "0"], ["--threads", "300"], ["--variant", "nope"],
         ["--unknown", "1"], ["--", "x"],

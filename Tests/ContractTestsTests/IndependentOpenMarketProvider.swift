@@ -70,7 +70,11 @@ final class MarketNetworkManager: @unchecked Sendable {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "Asia/Seoul")
-        formatter.dateFormat = variant == .legacyDates ? "yyyy-MM-dd HH:mm:ss.SSS" : "yyyy-MM-dd'T'HH:mm:ss.SS"
+        switch variant {
+        case .legacyDates: formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS"
+        case .jan2022: formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss.SS"
+        case .late2022: formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
+        }
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         decoder.dateDecodingStrategy = .formatted(formatter)

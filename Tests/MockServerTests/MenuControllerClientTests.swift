@@ -80,11 +80,10 @@ struct CommunityMenuController {
         let price: Double
         let category: Category
         let imageURL: String
-        let estimatedPrepTime: Int
+        // No prep time: the community server's item type has none (#14).
         enum CodingKeys: String, CodingKey {
             case id, name, description, price, category
             case imageURL = "image_url"
-            case estimatedPrepTime = "estimated_prep_time"
         }
     }
 

@@ -172,7 +172,9 @@ import FoundationNetworking
             let category = try #require(soup["category"] as? [String: Any])
             #expect(category["id"] as? Int == 3)
             #expect(category["name"] as? String == "soups")
-            #expect(soup["estimated_prep_time"] as? Int == 5)
+            // The community server's item type has no prep time (#14).
+            #expect(soup["estimated_prep_time"] == nil)
+            #expect(Set(soup.keys) == ["id", "name", "description", "price", "category", "image_url"])
         }
     }
 

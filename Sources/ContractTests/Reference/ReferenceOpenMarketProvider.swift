@@ -45,6 +45,18 @@ public struct ReferenceOpenMarketProvider: OpenMarketProvider {
         }
     }
 
+    /// The late-2022 server's page: the same values under camelCase keys.
+    struct LatePageDTO: Decodable {
+        let pageNo, itemsPerPage, totalCount, offset, limit, lastPage: Int
+        let hasNext, hasPrev: Bool
+        let pages: [ProductDTO]
+
+        var page: PageDTO {
+            PageDTO(pageNo: pageNo, itemsPerPage: itemsPerPage, totalCount: totalCount, offset: offset, limit: limit, lastPage: lastPage,
+                    hasNext: hasNext, hasPrev: hasPrev, pages: pages)
+        }
+    }
+
     struct ProductDTO: Decodable {
         let id, vendorID: Int
         let name: String
@@ -83,7 +95,7 @@ public struct ReferenceOpenMarketProvider: OpenMarketProvider {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(secondsFromGMT: 9 * 3600)
-        formatter.dateFormat = variant == .legacyDates ? "yyyy-MM-dd HH:mm:ss.SSS" : "yyyy-MM-dd'T'HH:mm:ss.SS"
+        formatter.dateFormat = variant.dateFormat
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .formatted(formatter)
         return decoder
@@ -129,7 +141,7 @@ public struct ReferenceOpenMarketProvider: OpenMarketProvider {
             return MarketPage(pageNumber: number, itemsPerPage: itemsPerPage, totalCount: 0, offset: 0, limit: 0, lastPage: 0,
                               hasNext: false, hasPrevious: number > 1, products: [])
         }
-        let page = try decoder.decode(PageDTO.self, from: data)
+        let page = variant == .late2022 ? try decoder.decode(LatePageDTO.self, from: data).page : try decoder.decode(PageDTO.self, from: data)
         return MarketPage(pageNumber: page.pageNo, itemsPerPage: page.itemsPerPage, totalCount: page.totalCount, offset: page.offset,
                           limit: page.limit, lastPage: page.lastPage, hasNext: page.hasNext, hasPrevious: page.hasPrev,
                           products: page.pages.map(\.product))

@@ -45,7 +45,7 @@ public enum OpenMarketContract {
         Check("openmarket.page.decoding", .required, "page() decodes all nine page keys and every list field, dates included") { run in
             let page = try await run.call("page(number: 1, itemsPerPage: 20)") { try await run.provider.page(number: 1, itemsPerPage: 20) }
             guard let truth = run.truthJSON("/api/products?page_no=1&items_per_page=20") else { return }
-            var differences = compare(page, truth)
+            var differences = compare(page, truth, keys: (run.engine.openMarket?.variant ?? .jan2022).pageKeys)
             for (product, item) in zip(page.products, truth["pages"]?.arrayValue ?? []) { differences += compare(product, item) }
             if page.products.count != truth["pages"]?.arrayValue?.count { differences.append("\(page.products.count) products, expected 20") }
             try run.require(differences.isEmpty, "the page as the server sent it", actual: "decoded differently",
@@ -270,15 +270,15 @@ public enum OpenMarketContract {
             + "another zone; set its timeZone to Asia/Seoul (UTC+9) rather than the device's"
     }
 
-    static func compare(_ page: MarketPage, _ truth: JSONValue) -> [String] {
+    static func compare(_ page: MarketPage, _ truth: JSONValue, keys: OpenMarketVariant.PageKeys) -> [String] {
         let pairs: [(String, Int, Int?)] = [
-            ("page_no", page.pageNumber, truth["page_no"]?.intValue), ("items_per_page", page.itemsPerPage, truth["items_per_page"]?.intValue),
-            ("total_count", page.totalCount, truth["total_count"]?.intValue), ("offset", page.offset, truth["offset"]?.intValue),
-            ("limit", page.limit, truth["limit"]?.intValue), ("last_page", page.lastPage, truth["last_page"]?.intValue),
+            (keys.pageNo, page.pageNumber, truth[keys.pageNo]?.intValue), (keys.itemsPerPage, page.itemsPerPage, truth[keys.itemsPerPage]?.intValue),
+            (keys.totalCount, page.totalCount, truth[keys.totalCount]?.intValue), (keys.offset, page.offset, truth[keys.offset]?.intValue),
+            (keys.limit, page.limit, truth[keys.limit]?.intValue), (keys.lastPage, page.lastPage, truth[keys.lastPage]?.intValue),
         ]
         var differences = pairs.filter { $0.1 != $0.2 }.map { "\($0.0): \($0.1), server sent \($0.2.map(String.init) ?? "nothing")" }
-        if page.hasNext != truth["has_next"]?.boolValue { differences.append("has_next: \(page.hasNext)") }
-        if page.hasPrevious != truth["has_prev"]?.boolValue { differences.append("has_prev: \(page.hasPrevious)") }
+        if page.hasNext != truth[keys.hasNext]?.boolValue { differences.append("\(keys.hasNext): \(page.hasNext)") }
+        if page.hasPrevious != truth[keys.hasPrev]?.boolValue { differences.append("\(keys.hasPrev): \(page.hasPrevious)") }
         return differences
     }
 

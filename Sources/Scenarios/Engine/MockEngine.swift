@@ -152,11 +152,13 @@ struct APIs: Sendable {
 
     init(_ set: FixtureSet, _ configuration: EngineConfiguration) {
         restaurant = set.restaurant.map {
-            RestaurantSimulator(fixtures: $0, variant: configuration.restaurantVariant, imageCacheControl: configuration.imageCacheControl)
+            RestaurantSimulator(fixtures: $0, variant: configuration.restaurantVariant, imageCacheControl: configuration.imageCacheControl,
+                                strict: configuration.strict)
         }
         openMarket = set.openMarket.map {
             OpenMarketSimulator(fixtures: $0, variant: configuration.openMarketVariant, seed: configuration.seed,
-                                timeSource: configuration.timeSource, imageCacheControl: configuration.imageCacheControl)
+                                timeSource: configuration.timeSource, imageCacheControl: configuration.imageCacheControl,
+                                strict: configuration.strict)
         }
         router = Router(routes: (restaurant?.routes ?? []) + (openMarket?.routes ?? []))
     }
@@ -223,6 +225,10 @@ public struct EngineConfiguration: Sendable {
     public var scenario: String
     /// Every delay and throttle interval is multiplied by this (e.g. 0.01 in CI).
     public var timeScale: Double
+    /// Validate requests and answer 400 with a reason where the real server was lenient
+    /// (accepted, skipped, or failed with a 5xx): for clients that must not rely on the
+    /// real server's leniency. Off by default: each variant answers as its server did.
+    public var strict: Bool
     /// Already-read fixtures and scenario files; nil reads them from the folders.
     public var preloaded: Preloaded?
 
@@ -241,6 +247,7 @@ public struct EngineConfiguration: Sendable {
         extraScenarios: [Scenario] = [],
         scenario: String = Scenario.happyPath.name,
         timeScale: Double = 1,
+        strict: Bool = false,
         preloaded: Preloaded? = nil
     ) {
         self.fixturesDirectory = fixturesDirectory
@@ -257,6 +264,7 @@ public struct EngineConfiguration: Sendable {
         self.extraScenarios = extraScenarios
         self.scenario = scenario
         self.timeScale = timeScale
+        self.strict = strict
         self.preloaded = preloaded
     }
 }

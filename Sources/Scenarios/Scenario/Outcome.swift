@@ -99,7 +99,7 @@ public enum BodyTransform: Sendable, Hashable {
     /// 100000 per copy: large catalogs from the same fixtures.
     case repeatItems(Int)
     /// Every list (`items`, `pages`, `categories`) emptied, and an Open Market page's
-    /// counts made to agree (`total_count` 0, `last_page` 0, no next or previous page),
+    /// counts made to agree (`total_count`/`totalCount` 0, `last_page` 0, no next or previous page),
     /// keeping what the client asked for (`page_no`, `items_per_page`).
     case emptyLists
 
@@ -108,12 +108,12 @@ public enum BodyTransform: Sendable, Hashable {
         case .emptyLists:
             guard case .object(var object)? = JSONValue(parsing: body) else { return body }
             for key in ["items", "pages", "categories"] where object[key]?.arrayValue != nil { object[key] = .array([]) }
-            if object["total_count"] != nil {
-                object["total_count"] = 0
-                object["offset"] = 0
-                object["last_page"] = 0
-                object["has_next"] = false
-                object["has_prev"] = false
+            for keys in [OpenMarketVariant.PageKeys.snakeCase, .camelCase] where object[keys.totalCount] != nil {
+                object[keys.totalCount] = 0
+                object[keys.offset] = 0
+                object[keys.lastPage] = 0
+                object[keys.hasNext] = false
+                object[keys.hasPrev] = false
             }
             return JSONCoding.encode(JSONValue.object(object))
         case .emptyBody:

@@ -24,12 +24,13 @@ struct TestServer {
         timeScale: Double = 1,
         seed: UInt64 = 0,
         limits: ConnectionLimits = .default,
-        adminToken: String? = nil
+        adminToken: String? = nil,
+        strict: Bool = false
     ) async throws -> TestServer {
         let engine = try MockEngine(configuration: EngineConfiguration(
             fixturesDirectory: fixtures, restaurantVariant: restaurant, openMarketVariant: openMarket,
             journalCapacity: journalCapacity, seed: seed, timeSource: timeSource,
-            extraScenarios: scenarios, scenario: scenario, timeScale: timeScale))
+            extraScenarios: scenarios, scenario: scenario, timeScale: timeScale, strict: strict))
         let server = MockHTTPServer(engine: engine, configuration: ServerConfiguration(
             port: 0, maxRequestBodySize: maxRequestBodySize, limits: limits, adminToken: adminToken))
         let address = try await server.start()
@@ -52,11 +53,12 @@ func withServer<T>(
     seed: UInt64 = 0,
     limits: ConnectionLimits = .default,
     adminToken: String? = nil,
+    strict: Bool = false,
     _ body: (TestServer) async throws -> T
 ) async throws -> T {
     let server = try await TestServer.start(restaurant: restaurant, openMarket: openMarket, maxRequestBodySize: maxRequestBodySize,
                                             journalCapacity: journalCapacity, scenarios: scenarios, scenario: scenario, timeScale: timeScale,
-                                            seed: seed, limits: limits, adminToken: adminToken)
+                                            seed: seed, limits: limits, adminToken: adminToken, strict: strict)
     do {
         let result = try await body(server)
         await server.server.stop()

@@ -37,12 +37,12 @@ struct ProductWire {
 
     /// The list item (page entry) JSON.
     func listItem(_ product: OpenMarketProduct) -> BodyTemplate {
-        BodyTemplate(data: JSONCoding.encode(ListItem(product: product, wire: self, detail: false)))
+        BodyTemplate(data: Money.literals(in: JSONCoding.encode(ListItem(product: product, wire: self, detail: false))))
     }
 
     /// The detail JSON (list keys plus `description`, `images`, `vendors`).
     func detail(_ product: OpenMarketProduct) -> BodyTemplate {
-        BodyTemplate(data: JSONCoding.encode(ListItem(product: product, wire: self, detail: true)))
+        BodyTemplate(data: Money.literals(in: JSONCoding.encode(ListItem(product: product, wire: self, detail: true))))
     }
 
     static func imageURL(_ kind: String, _ file: String) -> String {
@@ -55,7 +55,7 @@ struct ProductWire {
         let detail: Bool
 
         enum Keys: String, CodingKey {
-            case id, vendor_id, name, thumbnail, currency, price, bargain_price, discounted_price, stock
+            case id, vendor_id, vendorName, name, thumbnail, currency, price, bargain_price, discounted_price, stock
             case created_at, issued_at, description, images, vendors
         }
 
@@ -66,12 +66,17 @@ struct ProductWire {
             try c.encode(product.name, forKey: .name)
             try c.encode(ProductWire.imageURL("thumb", product.thumbnailImage?.file ?? ""), forKey: .thumbnail)
             try c.encode(product.currency, forKey: .currency)
-            try c.encode(WholeNumber(product.price), forKey: .price)
-            try c.encode(WholeNumber(product.bargainPrice), forKey: .bargain_price)
-            try c.encode(WholeNumber(product.discountedPrice), forKey: .discounted_price)
+            let decimals = wire.variant.writesMoneyAsDecimals
+            try c.encode(Money(product.price, decimals: decimals), forKey: .price)
+            try c.encode(Money(product.bargainPrice, decimals: decimals), forKey: .bargain_price)
+            try c.encode(Money(product.discountedPrice, decimals: decimals), forKey: .discounted_price)
             try c.encode(product.stock, forKey: .stock)
             try c.encode(wire.variant.format(product.createdAt), forKey: .created_at)
             try c.encode(wire.variant.format(product.issuedAt), forKey: .issued_at)
+            if wire.variant.listItemsCarryDescription {
+                try c.encode(product.description, forKey: .description)
+                if let vendor = wire.vendors[product.vendorID] { try c.encode(vendor.name, forKey: .vendorName) }
+            }
             guard detail else { return }
             try c.encode(product.description, forKey: .description)
             try c.encode(product.images.map { ImageWire(image: $0, variant: wire.variant) }, forKey: .images)
@@ -90,7 +95,8 @@ struct ProductWire {
             try c.encode(image.id, forKey: .id)
             try c.encode(ProductWire.imageURL("origin", image.file), forKey: .url)
             try c.encode(ProductWire.imageURL("thumb", image.file), forKey: .thumbnail_url)
-            try c.encode(true, forKey: .succeed)
+            // The late-2022 server no longer sent `succeed`.
+            if variant != .late2022 { try c.encode(true, forKey: .succeed) }
             try c.encode(variant.format(image.issuedAt), forKey: .issued_at)
         }
     }
@@ -106,19 +112,53 @@ struct ProductWire {
             var c = encoder.container(keyedBy: Keys.self)
             try c.encode(vendor.name, forKey: .name)
             try c.encode(vendor.id, forKey: .id)
+            // The late-2022 server's vendor is `{id, name}`.
+            guard variant != .late2022 else { return }
             try c.encode(date(vendor.createdAt), forKey: .created_at)
             try c.encode(date(vendor.issuedAt), forKey: .issued_at)
         }
     }
 }
 
-/// Encodes whole numbers without a fraction (`2000`, not `2000.0`), so clients that
-/// decode prices as `Int` and those that decode `Double` both work.
-struct WholeNumber: Encodable {
+/// Money on the wire: whole amounts without a fraction (`2000`), as the January 2022
+/// server wrote them, or always with one (`2000.0`) for the late-2022 server. JSONEncoder
+/// writes `2000.0` as `2000`, so a decimal is encoded as a marked string and
+/// `literals(in:)` turns the marks back into bare numbers.
+struct Money: Encodable {
     let value: Double
-    init(_ value: Double) { self.value = value }
+    let decimals: Bool
+    init(_ value: Double, decimals: Bool) {
+        self.value = value
+        self.decimals = decimals
+    }
+
+    static let open = "@@MOCKSERVER_MONEY:"
+    static let close = "@@"
+
     func encode(to encoder: Encoder) throws {
         var c = encoder.singleValueContainer()
-        if value.rounded() == value, abs(value) < 9e15 { try c.encode(Int(value)) } else { try c.encode(value) }
+        let whole = value.rounded() == value && abs(value) < 9e15
+        if decimals {
+            try c.encode(Self.open + (whole ? "\(Int(value)).0" : "\(value)") + Self.close)
+        } else if whole {
+            try c.encode(Int(value))
+        } else {
+            try c.encode(value)
+        }
+    }
+
+    /// `"@@MOCKSERVER_MONEY:2000.0@@"` → `2000.0`.
+    static func literals(in data: Data) -> Data {
+        let open = Data(("\"" + Self.open).utf8), close = Data((Self.close + "\"").utf8)
+        guard data.range(of: open) != nil else { return data }
+        var out = Data()
+        var rest = data[...]
+        while let start = rest.range(of: open), let end = rest.range(of: close, in: start.upperBound..<rest.endIndex) {
+            out.append(rest[..<start.lowerBound])
+            out.append(rest[start.upperBound..<end.lowerBound])
+            rest = rest[end.upperBound...]
+        }
+        out.append(rest)
+        return out
     }
 }

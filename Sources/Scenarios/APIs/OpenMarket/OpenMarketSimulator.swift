@@ -5,6 +5,8 @@ import Foundation
 public struct OpenMarketSimulator: Sendable {
     public let variant: OpenMarketVariant
     public let imageCacheControl: String
+    /// Today's validating answers instead of the training server's 5xx for a bad page number.
+    public let strict: Bool
     let store: OpenMarketStore
     let vendorsByIdentifier: [String: OpenMarketFixtures.Vendor]
     let timeSource: any TimeSource
@@ -17,8 +19,10 @@ public struct OpenMarketSimulator: Sendable {
     public static let maxPageNumber = 1_000_000
 
     public init(fixtures: OpenMarketFixtures, variant: OpenMarketVariant = .jan2022, seed: UInt64 = 0,
-                timeSource: any TimeSource = SystemTimeSource(), imageCacheControl: String = "public, max-age=3600") {
+                timeSource: any TimeSource = SystemTimeSource(), imageCacheControl: String = "public, max-age=3600",
+                strict: Bool = false) {
         self.variant = variant
+        self.strict = strict
         self.imageCacheControl = imageCacheControl
         self.store = OpenMarketStore(fixtures: fixtures, variant: variant, seed: seed)
         self.vendorsByIdentifier = Dictionary(fixtures.vendors.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a })
@@ -61,6 +65,11 @@ public struct OpenMarketSimulator: Sendable {
     // MARK: Reads
 
     func page(_ request: MockRequest) -> ResponsePlan {
+        // The training server failed with a 5xx on a page number below 1 (its clients' live
+        // tests expect that); `--strict` answers 400 with the reason.
+        if !strict, let text = request.queryValue("page_no"), let number = Int(text), number < 1 {
+            return .error(500, "Internal Server Error (page_no \(number))")
+        }
         let pageNo: Int, perPage: Int
         switch (Self.positive(request, "page_no", max: Self.maxPageNumber), Self.positive(request, "items_per_page", max: Self.maxItemsPerPage)) {
         case (.failure(let reason), _), (_, .failure(let reason)): return .error(400, reason)
@@ -74,9 +83,10 @@ public struct OpenMarketSimulator: Sendable {
         // Past the last page the training server answered 204 with an empty body.
         if pageNo > max(1, lastPage) { return ResponsePlan(status: 204) }
         // One buffer, sized up front; the products are pre-rendered templates.
-        let head = "{\"page_no\":\(pageNo),\"items_per_page\":\(perPage),\"total_count\":\(page.total),"
-            + "\"offset\":\(offset),\"limit\":\(offset + perPage),\"last_page\":\(lastPage),"
-            + "\"has_next\":\(pageNo < lastPage),\"has_prev\":\(pageNo > 1),\"pages\":["
+        let k = variant.pageKeys
+        let head = "{\"\(k.pageNo)\":\(pageNo),\"\(k.itemsPerPage)\":\(perPage),\"\(k.totalCount)\":\(page.total),"
+            + "\"\(k.offset)\":\(offset),\"\(k.limit)\":\(offset + perPage),\"\(k.lastPage)\":\(lastPage),"
+            + "\"\(k.hasNext)\":\(pageNo < lastPage),\"\(k.hasPrev)\":\(pageNo > 1),\"\(k.pages)\":["
         let items = page.items.map { $0.render(baseURL: request.baseURL) }
         var body = Data(head.utf8)
         body.reserveCapacity(body.count + 2 + items.reduce(0) { $0 + 1 + $1.count })

@@ -8,8 +8,12 @@ public enum OpenMarketVariant: String, Sendable, CaseIterable {
     /// The older handout fixture's date format `2021-12-29 00:00:00.000`, which clients
     /// written for the live server fail to decode. Otherwise as January 2022.
     case legacyDates = "openmarket-legacy-dates"
-    /// Late 2022: create/update key `description`, `POST /api/products/{id}/archived`
-    /// answers a delete URI, `DELETE /api/products/{uri}` deletes.
+    /// Late 2022 (as the server answered from autumn 2022): create/update key
+    /// `description`, `POST /api/products/{id}/archived` answers a delete URI,
+    /// `DELETE /api/products/{uri}` deletes; page keys in camelCase (`pageNo`,
+    /// `itemsPerPage`, `totalCount`, `lastPage`, `hasNext`, `hasPrev`), list items with
+    /// `description` and `vendorName`, money as `25000.0`, dates `2022-11-19T00:00:00`
+    /// (Fixtures/README.md has the evidence).
     case late2022 = "openmarket-2022-late"
 
     /// The request key for the product description.
@@ -25,8 +29,38 @@ public enum OpenMarketVariant: String, Sendable, CaseIterable {
         let time = "\(padded(t.hour, 2)):\(padded(t.minute, 2)):\(padded(t.second, 2))"
         switch self {
         case .legacyDates: return "\(day) \(time).\(padded(t.millisecond / 10 * 10, 3))"
-        case .jan2022, .late2022: return "\(day)T\(time).\(padded(t.millisecond / 10, 2))"
+        case .jan2022: return "\(day)T\(time).\(padded(t.millisecond / 10, 2))"
+        case .late2022: return "\(day)T\(time)"
         }
+    }
+
+    /// The `DateFormatter` pattern of this version's dates (in Korea time).
+    public var dateFormat: String {
+        switch self {
+        case .legacyDates: return "yyyy-MM-dd HH:mm:ss.SSS"
+        case .jan2022: return "yyyy-MM-dd'T'HH:mm:ss.SS"
+        case .late2022: return "yyyy-MM-dd'T'HH:mm:ss"
+        }
+    }
+
+    /// The page's keys, in the order the server wrote them.
+    public var pageKeys: PageKeys { self == .late2022 ? .camelCase : .snakeCase }
+
+    /// Money written with a fraction (`25000.0`), as the late-2022 server's Python backend did;
+    /// the January 2022 server wrote whole amounts as integers (`25000`).
+    public var writesMoneyAsDecimals: Bool { self == .late2022 }
+
+    /// List items carry `description` and `vendorName` (late 2022) besides the January keys.
+    public var listItemsCarryDescription: Bool { self == .late2022 }
+
+    public struct PageKeys: Sendable, Equatable {
+        public let pageNo, itemsPerPage, totalCount, offset, limit, lastPage, hasNext, hasPrev, pages: String
+
+        public static let snakeCase = PageKeys(pageNo: "page_no", itemsPerPage: "items_per_page", totalCount: "total_count", offset: "offset",
+                                               limit: "limit", lastPage: "last_page", hasNext: "has_next", hasPrev: "has_prev", pages: "pages")
+        public static let camelCase = PageKeys(pageNo: "pageNo", itemsPerPage: "itemsPerPage", totalCount: "totalCount", offset: "offset",
+                                               limit: "limit", lastPage: "lastPage", hasNext: "hasNext", hasPrev: "hasPrev", pages: "pages")
+        public var all: [String] { [pageNo, itemsPerPage, totalCount, offset, limit, lastPage, hasNext, hasPrev, pages] }
     }
 
     /// Parses the canonical fixture format `2022-01-04T00:00:00.00` (fraction optional, KST).

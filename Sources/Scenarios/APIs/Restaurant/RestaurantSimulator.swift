@@ -6,6 +6,8 @@ public struct RestaurantSimulator: Sendable {
     public let fixtures: RestaurantFixtures
     public let variant: RestaurantVariant
     public let imageCacheControl: String
+    /// Today's validating answers instead of the variant's own leniency.
+    public let strict: Bool
 
     let categoriesBody: Data
     let allItems: BodyTemplate
@@ -14,10 +16,11 @@ public struct RestaurantSimulator: Sendable {
     let prepTimes: [Int: Int]
 
     public init(fixtures: RestaurantFixtures, variant: RestaurantVariant = .original,
-                imageCacheControl: String = "public, max-age=3600") {
+                imageCacheControl: String = "public, max-age=3600", strict: Bool = false) {
         self.fixtures = fixtures
         self.variant = variant
         self.imageCacheControl = imageCacheControl
+        self.strict = strict
         let categoryByName = Dictionary(fixtures.categories.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
 
         switch variant {
@@ -56,6 +59,7 @@ public struct RestaurantSimulator: Sendable {
     }
 
     func order(_ request: MockRequest) -> ResponsePlan {
+        if variant == .community && !strict { return communityOrder(request) }
         switch OrderRequest.parse(request.body, knownIDs: prepTimes) {
         case .failure(let reason):
             return .error(400, reason)
@@ -63,6 +67,21 @@ public struct RestaurantSimulator: Sendable {
             let minutes = variant.preparationTime(for: ids.map { prepTimes[$0] ?? 0 })
             return .json(200, ["preparation_time": .number(Double(minutes))])
         }
+    }
+
+    /// The community server's order: it decodes `{"menuIds": [Int]}` (no key: 404, as its
+    /// route answers), starts at 1 and adds the prep time of each id it finds, skipping
+    /// the rest — so `[]` and unknown ids are a 200 (`--strict` refuses them with 400).
+    func communityOrder(_ request: MockRequest) -> ResponsePlan {
+        guard case .object(let members)? = JSONValue(parsing: request.body) else {
+            return .error(400, "The request body is not a JSON object like {\"menuIds\": [1, 2]}")
+        }
+        guard let value = members["menuIds"] else { return .error(404, "Missing key \"menuIds\"") }
+        guard let ids = value.arrayValue?.map(\.intValue), !ids.contains(nil) else {
+            return .error(400, "\"menuIds\" must be an array of integers, found \(value)")
+        }
+        let known = ids.compactMap { $0.flatMap { prepTimes[$0] } }
+        return .json(200, ["preparation_time": .number(Double(variant.preparationTime(for: known)))])
     }
 
     func image(_ request: MockRequest, file: String) -> ResponsePlan {
@@ -110,8 +129,8 @@ struct WireItem: Encodable {
             try container.encode(item.estimatedPrepTime, forKey: .estimated_prep_time)
         case .community:
             try container.encode(category ?? RestaurantFixtures.Category(id: 0, name: item.category), forKey: .category)
+            // The community server's item type has no prep time field (it is in its database only).
             try container.encode("/images/" + item.image, forKey: .image_url)
-            try container.encode(item.estimatedPrepTime, forKey: .estimated_prep_time)
         }
     }
 }
