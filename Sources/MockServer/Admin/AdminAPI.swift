@@ -16,7 +16,7 @@ public struct AdminAPI: Responder {
         self.engine = engine
         self.adminToken = adminToken
         router = Router(routes: [Dashboard.route] + Self.infoRoutes(engine, transport) + Self.scenarioRoutes(engine)
-                        + Self.journalRoutes(engine) + Self.verifyRoutes(engine) + Self.stateRoutes(engine))
+                        + Self.journalRoutes(engine) + Self.verifyRoutes(engine) + Self.stateRoutes(engine) + [Self.openAPIRoute(engine)])
     }
 
     /// Whether a path belongs to the admin API.
@@ -84,6 +84,30 @@ public struct AdminAPI: Responder {
                 ])
             },
         ]
+    }
+
+    /// `GET /__admin/openapi/{restaurant|openmarket}[?variant=NAME][&strict=true]`: the
+    /// OpenAPI 3.1 document of an API as this server plays it (its variant and strictness
+    /// unless the query names others).
+    static func openAPIRoute(_ engine: MockEngine) -> Route {
+        Route("admin.openapi", .get("/__admin/openapi/{api}")) { request, match in
+            let strict = request.queryValue("strict").map { $0 == "true" || $0 == "1" } ?? engine.configuration.strict
+            let variantName = request.queryValue("variant")
+            switch match["api"] {
+            case "restaurant":
+                guard let variant = variantName.map({ RestaurantVariant(rawValue: $0) }) ?? engine.configuration.restaurantVariant else {
+                    return .error(400, "Unknown restaurant variant \"\(variantName ?? "")\"; choose from: \(RestaurantVariant.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                return .json(200, OpenAPIDocuments.restaurant(variant, strict: strict))
+            case "openmarket":
+                guard let variant = variantName.map({ OpenMarketVariant(rawValue: $0) }) ?? engine.configuration.openMarketVariant else {
+                    return .error(400, "Unknown Open Market variant \"\(variantName ?? "")\"; choose from: \(OpenMarketVariant.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                return .json(200, OpenAPIDocuments.openMarket(variant, strict: strict))
+            default:
+                return .error(404, "No OpenAPI document for \"\(match["api"] ?? "")\"; there are /__admin/openapi/restaurant and /__admin/openapi/openmarket")
+            }
+        }
     }
 
     static func stateRoutes(_ engine: MockEngine) -> [Route] {
