@@ -123,6 +123,23 @@ import FoundationNetworking
         }
     }
 
+    /// A method the resource does not answer is a 405 naming the ones it does (schemathesis
+    /// checks `Allow` against the document); the most literal path is the resource.
+    @Test func aWrongMethodIs405WithTheResourcesAllow() async throws {
+        try await withServer { server in
+            for (method, path, allow) in [("TRACE", "/menu", "GET, HEAD"), ("PUT", "/api/products/16", "GET, HEAD, PATCH"),
+                                          ("OPTIONS", "/api/products/16/secret", "POST")] {
+                var request = URLRequest(url: server.url(path))
+                request.httpMethod = method
+                let (data, response) = try await HTTP.send(request)
+                #expect(response.statusCode == 405, "\(method) \(path)")
+                #expect(response.value(forHTTPHeaderField: "Allow") == allow, "\(method) \(path)")
+                #expect(String(decoding: data, as: UTF8.self).contains("nearest"))
+            }
+            #expect(try await HTTP.get(server.url("/nowhere")).1.statusCode == 404)
+        }
+    }
+
     @Test func strictDocumentsListTheValidatingAnswers() {
         let lenient = OpenAPIDocuments.openMarket(.jan2022)
         let strict = OpenAPIDocuments.openMarket(.jan2022, strict: true)

@@ -28,15 +28,8 @@ public struct AdminAPI: Responder {
         guard Self.handles(request.path) else {
             return engine.respond(to: request)
         }
+        // A wrong method on an admin path is the router's 405 with Allow.
         var plan = authorized(request) ? router.respond(to: request) : Self.unauthorized
-        if plan.status == 404 && plan.answeredBy == nil {
-            let allowed = router.allowedMethods(at: request.path)
-            if !allowed.isEmpty {
-                plan = ResponsePlan.error(405, "\(request.path) does not answer \(request.method); it answers \(allowed.joined(separator: ", "))",
-                                          details: ["allow": .array(allowed.map(JSONValue.string))])
-                plan.headers.add("Allow", allowed.joined(separator: ", "))
-            }
-        }
         plan.journalID = engine.record(request, plan)
         return plan
     }
@@ -98,7 +91,7 @@ public struct AdminAPI: Responder {
                 guard let variant = variantName.map({ RestaurantVariant(rawValue: $0) }) ?? engine.configuration.restaurantVariant else {
                     return .error(400, "Unknown restaurant variant \"\(variantName ?? "")\"; choose from: \(RestaurantVariant.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
-                return .json(200, OpenAPIDocuments.restaurant(variant, strict: strict))
+                return .json(200, OpenAPIDocuments.restaurant(variant, strict: strict, menuIDs: engine.restaurant?.fixtures.items.map(\.id)))
             case "openmarket":
                 guard let variant = variantName.map({ OpenMarketVariant(rawValue: $0) }) ?? engine.configuration.openMarketVariant else {
                     return .error(400, "Unknown Open Market variant \"\(variantName ?? "")\"; choose from: \(OpenMarketVariant.allCases.map(\.rawValue).joined(separator: ", "))")

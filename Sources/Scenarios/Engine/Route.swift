@@ -49,13 +49,19 @@ public struct Router: Responder {
         return unmatched(request)
     }
 
-    /// The methods some route answers at `path` (with HEAD wherever GET is), sorted; empty
-    /// when no route has that path. A 405 names them in `Allow`.
+    /// The methods the routes of the resource at `path` answer (with HEAD wherever GET is),
+    /// sorted; empty when no route has that path. Where templates of different literal
+    /// segments match (`/api/products/{id}/secret` and `/api/products/{id}/{secret}`), the
+    /// most literal ones are the resource, as OpenAPI reads paths. A 405 names them in `Allow`.
     public func allowedMethods(at path: String) -> [String] {
+        let matching = routes.compactMap { route -> (pattern: PathPattern, method: String?)? in
+            guard let pattern = route.pattern.path, pattern.match(path) != nil else { return nil }
+            return (pattern, route.pattern.method)
+        }
+        guard let specificity = matching.map(\.pattern.literalCount).max() else { return [] }
         var methods = Set<String>()
-        for route in routes {
-            guard let pattern = route.pattern.path, pattern.match(path) != nil else { continue }
-            guard let method = route.pattern.method else { return [] }   // any method is answered
+        for (pattern, method) in matching where pattern.literalCount == specificity {
+            guard let method else { return [] }   // any method is answered
             methods.insert(method)
             if method == "GET" { methods.insert("HEAD") }
         }
@@ -71,10 +77,20 @@ public struct Router: Responder {
             .map(\.route)
     }
 
+    /// A 405 with `Allow` when the path is answered for other methods (RFC 9110, and what
+    /// schemathesis checks against the OpenAPI documents), else a 404; both name the
+    /// nearest routes.
     func unmatched(_ request: MockRequest) -> ResponsePlan {
         let nearest = nearest(to: request).map { route -> JSONValue in
             ["route": .string(route.name), "request": .string(route.pattern.description)]
         }
-        return .error(404, "No route matches \(request.method) \(request.path)", details: ["nearest": .array(nearest)])
+        let allowed = allowedMethods(at: request.path)
+        guard !allowed.isEmpty else {
+            return .error(404, "No route matches \(request.method) \(request.path)", details: ["nearest": .array(nearest)])
+        }
+        var plan = ResponsePlan.error(405, "\(request.path) does not answer \(request.method); it answers \(allowed.joined(separator: ", "))",
+                                      details: ["allow": .array(allowed.map(JSONValue.string)), "nearest": .array(nearest)])
+        plan.headers.add("Allow", allowed.joined(separator: ", "))
+        return plan
     }
 }

@@ -27,6 +27,10 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { template }
 
+    /// How many segments are literal: where several templates match one path, the most
+    /// literal one is that path's resource (OpenAPI's "concrete paths first").
+    var literalCount: Int { segments.count { if case .literal = $0 { return true }; return false } }
+
     /// The parameters when `path` matches, nil otherwise. Segments are compared after
     /// percent-decoding, so `/images/a%20b.png` matches `/images/{file}` with `a b.png`.
     public func match(_ path: String) -> [String: String]? {

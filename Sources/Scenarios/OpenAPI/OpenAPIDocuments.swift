@@ -65,7 +65,14 @@ public enum OpenAPIDocuments {
 
     // MARK: Restaurant
 
-    public static func restaurant(_ variant: RestaurantVariant, strict: Bool = false) -> JSONValue {
+    /// `menuIDs`: the menu's ids, which a validating order accepts (any integer without them).
+    public static func restaurant(_ variant: RestaurantVariant, strict: Bool = false, menuIDs: [Int]? = nil) -> JSONValue {
+        let lenient = variant == .community && !strict
+        // Ids beyond what a 64-bit integer decodes exactly are refused by every server.
+        var menuID: JSONValue = ["type": "integer", "format": "int64", "minimum": -8_999_999_999_999_999, "maximum": 8_999_999_999_999_999]
+        if let menuIDs, !lenient { menuID = ["type": "integer", "enum": .array(menuIDs.sorted().map { .number(Double($0)) })] }
+        var order: [String: JSONValue] = ["type": "array", "items": menuID]
+        if !lenient { order["minItems"] = 1 }
         let categoryObject = object(["id": type("integer"), "name": type("string")])
         var item: [String: JSONValue] = [
             "id": type("integer"), "name": type("string"), "description": type("string"), "price": type("number"),
@@ -77,7 +84,7 @@ public enum OpenAPIDocuments {
             "MenuItem": object(item),
             "Categories": object(["categories": array(variant == .community ? ref("Category") : type("string"))]),
             "Menu": object(["items": array(ref("MenuItem"))]),
-            "Order": object(["menuIds": array(type("integer"))], closed: false),
+            "Order": object(["menuIds": .object(order)], closed: false),
             "PreparationTime": object(["preparation_time": type("integer")]),
         ]
         if variant == .community { schemas["Category"] = categoryObject }
@@ -173,7 +180,7 @@ public enum OpenAPIDocuments {
             "/api/products": [
                 "get": [
                     "operationId": "getProducts",
-                    "parameters": [parameter("page_no", in: "query", ["type": "integer", "minimum": 1], required: true),
+                    "parameters": [parameter("page_no", in: "query", ["type": "integer", "minimum": 1, "maximum": 1_000_000], required: true),
                                    parameter("items_per_page", in: "query", ["type": "integer", "minimum": 1, "maximum": 1000], required: true)],
                     "responses": .object(pageResponses),
                 ],
