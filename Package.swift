@@ -57,7 +57,7 @@ let package = Package(
         .target(name: "ContractTestsXCTest", dependencies: ["ContractTests"]),
         // Recording through a proxy: URLSession (FoundationNetworking on Linux, which
         // loads libcurl), so it is kept out of the serving binary.
-        .target(name: "MockRecording", dependencies: ["MockServer", "Scenarios", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "MockRecording", dependencies: ["MockServer", "Scenarios", "MockFixtures", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "MockServerCLI",
             dependencies: [

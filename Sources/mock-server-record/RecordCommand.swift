@@ -5,7 +5,17 @@ import MockServer
 import MockServerCLI
 import Scenarios
 
+/// `mock-server-record [record options]`, or `mock-server-record drift [drift options]`
+/// (`mock-server record …` and `mock-server drift …` run these).
 @main
+enum RecordMain {
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "drift" { await UsageExit.main(DriftCommand.self, Array(arguments.dropFirst())) }
+        await UsageExit.main(RecordCommand.self, arguments)
+    }
+}
+
 struct RecordCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mock-server record",
@@ -17,11 +27,6 @@ struct RecordCommand: AsyncParsableCommand {
             Date and request ids left out). Replay with: mock-server serve --fixtures DIR --scenario NAME
             Exit status: 0 after a clean stop, 1 when it cannot listen, 2 for bad arguments.
             """)
-
-    /// Bad arguments exit 2, like `mock-server`'s.
-    static func main() async {
-        await UsageExit.main(RecordCommand.self, Array(CommandLine.arguments.dropFirst()))
-    }
 
     @Option(help: ArgumentHelp("The real server, e.g. http://localhost:8080 or https://example.com/api.", valueName: "url"))
     var upstream: String

@@ -31,11 +31,35 @@ struct RecordForwarder: ParsableCommand {
             FileHandle.standardError.write(Data("error: mock-server-record is not built next to mock-server; run `swift build --product mock-server-record` (or `swift run mock-server-record ...`)\n".utf8))
             throw ExitCode(2)
         }
+        Self.exec(path, arguments)
+    }
+
+    /// Replaces this process with `mock-server-record ARGUMENTS`.
+    static func exec(_ path: String, _ arguments: [String]) {
         let argv = [path] + arguments
         var pointers = argv.map { strdup($0) }
         pointers.append(nil)
         execv(path, pointers)
         FileHandle.standardError.write(Data("error: cannot run \(path): \(String(cString: strerror(errno)))\n".utf8))
-        throw ExitCode(1)
+        Foundation.exit(1)
+    }
+}
+
+/// `mock-server drift ...` runs `mock-server-record drift ...` (URLSession, like recording).
+struct DriftForwarder: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "drift",
+        abstract: "Compare a real server's answers with the mock's by structure; name the closest variant (runs mock-server-record drift).",
+        discussion: "Every option goes to mock-server-record drift; see `mock-server drift --help`.")
+
+    @Argument(parsing: .captureForPassthrough, help: "Options for mock-server-record drift.")
+    var arguments: [String] = []
+
+    func run() throws {
+        guard let path = RecordForwarder.recorderPath else {
+            FileHandle.standardError.write(Data("error: mock-server-record is not built next to mock-server; run `swift build --product mock-server-record`\n".utf8))
+            throw ExitCode(2)
+        }
+        RecordForwarder.exec(path, ["drift"] + arguments)
     }
 }

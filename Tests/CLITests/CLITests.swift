@@ -139,3 +139,35 @@ import FoundationNetworking
         #expect(rootHelp.contains("Exit status"))
     }
 }
+
+/// `mock-server drift` as a user runs it in a scheduled CI job (#14).
+@Suite struct DriftCLITests {
+    @Test func exitsOneOnDriftWithJUnitAndZeroWithout() async throws {
+        let upstream = try MockServerProcess(["--port", "0", "--variant", "openmarket-2022-late"])
+        let line = try #require(await upstream.firstLine())
+        let base = String(line.dropFirst("Listening on ".count))
+        let junit = FileManager.default.temporaryDirectory.appendingPathComponent("drift-\(UUID().uuidString).xml")
+        defer { try? FileManager.default.removeItem(at: junit) }
+
+        let (drift, report, _) = try await MockServerProcess.run(["drift", "--upstream", base, "--api", "openmarket",
+                                                                  "--variant", "openmarket-2022-01", "--junit", junit.path])
+        #expect(drift == 1, "\(report)")
+        #expect(report.contains("closest variant: openmarket-2022-late"), "\(report)")
+        #expect(report.contains("$.pageNo: missing key"), "\(report)")
+        let xml = try String(contentsOf: junit, encoding: .utf8)
+        #expect(xml.contains("<testsuite name=\"drift openmarket openmarket-2022-01\""))
+        #expect(xml.contains("<failure"))
+
+        let (same, sameReport, _) = try await MockServerProcess.run(["drift", "--upstream", base, "--api", "openmarket",
+                                                                     "--identifier", "c4dedb6a-6d36-11ec-abfa-d5e5a5f1d3c1", "--password", "mart1234"])
+        #expect(same == 0, "\(sameReport)")
+        #expect(sameReport.contains("no drift"), "\(sameReport)")
+        upstream.signal(SIGTERM)
+        _ = await upstream.waitForExit()
+
+        let (bad, _, error) = try await MockServerProcess.run(["drift", "--upstream", base, "--api", "pizza"])
+        #expect(bad == 2, "\(error)")
+        let (unreachable, _, message) = try await MockServerProcess.run(["drift", "--upstream", base, "--api", "restaurant"])
+        #expect(unreachable == 2, "the upstream stopped: \(message)")
+    }
+}
