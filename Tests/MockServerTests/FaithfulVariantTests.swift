@@ -77,6 +77,20 @@ import FoundationNetworking
         }
     }
 
+    /// Money is written with its fraction by marking it while encoding; a product named like
+    /// the mark stays a string (the real mark carries a nonce made at start-up).
+    @Test func aNameLikeTheMoneyMarkStaysAString() async throws {
+        try await withServer(openMarket: .late2022) { server in
+            let name = "@@MOCKSERVER_MONEY:1@@"   // the mark, had it no nonce
+            let client = OpenMarketClient(base: server.address.url)
+            let (created, response) = try await client.create(params: OpenMarketClient.params(name: name, descriptionKey: "description"))
+            #expect(response.statusCode == 201, "\(reason(created))")
+            let product = try object(created)
+            #expect(product["name"] as? String == name)
+            #expect(product["price"] as? Double == 1000)
+        }
+    }
+
     /// The late-2022 page: camelCase page keys; list items with description and vendorName.
     @Test func late2022PagesUseCamelCaseKeysAndRicherItems() async throws {
         try await withServer(openMarket: .late2022) { server in

@@ -171,8 +171,11 @@ import FoundationNetworking
             let nearest = try #require(object["nearest"] as? [[String: Any]])
             #expect(nearest.first?["route"] as? String == "restaurant.categories")
             #expect(nearest.first?["request"] as? String == "GET /categories")
-            let (_, wrongMethod) = try await HTTP.post(server.url("/menu"), json: "{}")
-            #expect(wrongMethod.statusCode == 404)
+            // A path some route answers, with another method: 405 naming the right ones (#14).
+            let (wrongData, wrongMethod) = try await HTTP.post(server.url("/menu"), json: "{}")
+            #expect(wrongMethod.statusCode == 405)
+            #expect(wrongMethod.value(forHTTPHeaderField: "Allow") == "GET, HEAD")
+            #expect((try HTTP.json(wrongData) as? [String: Any])?["nearest"] != nil)
             #expect(server.engine.journal.unmatched().map(\.request.path) == ["/categorie", "/menu"])
         }
     }

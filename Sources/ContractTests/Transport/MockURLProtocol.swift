@@ -112,7 +112,7 @@ public final class MockURLProtocol: URLProtocol {
             return
         }
         // A redirect with a Location is followed, as URLSession follows one from a socket.
-        if let next = Self.redirect(request, status: plan.status, location: fields["Location"], from: url) {
+        if let next = Self.redirect(request, status: plan.status, location: plan.headers["Location"], from: url) {
             #if canImport(FoundationNetworking)
             // swift-corelibs-foundation stops the process when a protocol reports a
             // redirect ("doesn't currently handle redirects directly"), so the protocol

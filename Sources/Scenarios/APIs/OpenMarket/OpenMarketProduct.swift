@@ -36,13 +36,14 @@ struct ProductWire {
     let vendors: [Int: OpenMarketFixtures.Vendor]
 
     /// The list item (page entry) JSON.
-    func listItem(_ product: OpenMarketProduct) -> BodyTemplate {
-        BodyTemplate(data: Money.literals(in: JSONCoding.encode(ListItem(product: product, wire: self, detail: false))))
-    }
+    func listItem(_ product: OpenMarketProduct) -> BodyTemplate { encode(ListItem(product: product, wire: self, detail: false)) }
 
     /// The detail JSON (list keys plus `description`, `images`, `vendors`).
-    func detail(_ product: OpenMarketProduct) -> BodyTemplate {
-        BodyTemplate(data: Money.literals(in: JSONCoding.encode(ListItem(product: product, wire: self, detail: true))))
+    func detail(_ product: OpenMarketProduct) -> BodyTemplate { encode(ListItem(product: product, wire: self, detail: true)) }
+
+    private func encode(_ item: ListItem) -> BodyTemplate {
+        let data = JSONCoding.encode(item)
+        return BodyTemplate(data: variant.writesMoneyAsDecimals ? Money.literals(in: data) : data)
     }
 
     static func imageURL(_ kind: String, _ file: String) -> String {
@@ -132,7 +133,8 @@ struct Money: Encodable {
         self.decimals = decimals
     }
 
-    static let open = "@@MOCKSERVER_MONEY:"
+    /// A mark no client can write into a product: it carries a nonce made at start-up.
+    static let open = "@@MOCKSERVER_MONEY_\(UUID().uuidString):"
     static let close = "@@"
 
     func encode(to encoder: Encoder) throws {
