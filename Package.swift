@@ -50,7 +50,7 @@ let package = Package(
         // The contract-test harness users run in their own test targets.
         .target(
             name: "ContractTests",
-            dependencies: ["MockServer", "Scenarios", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["MockServer", "Scenarios", "MockFixtures", .product(name: "Logging", package: "swift-log")]
         ),
         // Test-framework glue lives in adapters of its own, never in the core.
         .target(name: "ContractTestsTesting", dependencies: ["ContractTests"]),

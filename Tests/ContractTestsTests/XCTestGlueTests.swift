@@ -2,6 +2,9 @@ import ContractTests
 import ContractTestsXCTest
 import Foundation
 import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// The XCTest glue from a real XCTestCase: a report with only passing checks adds no
 /// failure. (XCTest on Linux has no XCTExpectFailure, so the failing side is shown
@@ -14,5 +17,26 @@ final class XCTestGlueTests: XCTestCase {
         XCTAssertEqual(report.results.count, 3)
         XCTAssertTrue(report.passed, "\(report)")
         XCTAssertContract(report)
+    }
+}
+
+/// The XCTest way to a server per test (#16): subclass `MockServerTestCase`.
+final class MockServerTestCaseTests: MockServerTestCase {
+    override var mockVariants: [String] { ["community"] }
+
+    func testEachTestHasItsOwnServerInTheVariant() async throws {
+        XCTAssertTrue(mockServer.journal.entries().isEmpty)
+        let (data, _) = try await URLSession.shared.data(from: mockServer.url("/categories"))
+        let first = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])["categories"] as? [[String: Any]]
+        XCTAssertEqual(first?.first?["name"] as? String, "appetizers")
+        try await mockServer.expectations.expect(.get("/categories"), .exactly(1))
+        XCTAssertTrue(mockServer.journalExcerpt().contains("GET /categories → 200"))
+    }
+
+    func testAnotherTestStartsAfresh() async throws {
+        XCTAssertTrue(mockServer.journal.entries().isEmpty)
+        try mockServer.use("server-errors")
+        let (_, response) = try await URLSession.shared.data(from: mockServer.url("/menu"))
+        XCTAssertEqual((response as? HTTPURLResponse)?.statusCode, 500)
     }
 }

@@ -1,0 +1,63 @@
+import Foundation
+import Logging
+import MockFixtures
+import MockServer
+import Scenarios
+
+/// One test's own mock server: port 0 on loopback, its engine, journal and expectations.
+/// The Swift Testing trait (`.mockServer(...)` in ContractTestsTesting) and the XCTest base
+/// class (`MockServerTestCase` in ContractTestsXCTest) start one per test and stop it after.
+public final class TestMockServer: Sendable {
+    public let engine: MockEngine
+    public let server: MockHTTPServer
+    /// `http://127.0.0.1:PORT`.
+    public let baseURL: URL
+
+    /// Starts a server playing `scenario` in `variants` (names as `--variant` takes them),
+    /// from `fixtures` (the built-in ones when nil).
+    public static func start(scenario: String = Scenario.happyPath.name, variants: [String] = [],
+                             fixtures: URL? = nil, scenarios: [Scenario] = []) async throws -> TestMockServer {
+        let fixtures = fixtures ?? MockFixtures.directory
+        let selection = try VariantSelection.parse(variants)
+        let engine = try MockEngine(configuration: EngineConfiguration(
+            fixturesDirectory: fixtures, restaurantVariant: selection.restaurant, openMarketVariant: selection.openMarket,
+            journalResponseBodyLimit: 64 * 1024, extraScenarios: scenarios, scenario: scenario))
+        var logger = Logger(label: "mock-server.test")
+        logger.logLevel = .warning
+        let server = MockHTTPServer(engine: engine, logger: logger)
+        let address = try await server.start()
+        return TestMockServer(engine: engine, server: server, baseURL: address.url)
+    }
+
+    init(engine: MockEngine, server: MockHTTPServer, baseURL: URL) {
+        self.engine = engine
+        self.server = server
+        self.baseURL = baseURL
+    }
+
+    public func stop() async { await server.stop() }
+
+    public var journal: Journal { engine.journal }
+    /// Counts, order and content of what the server saw, with timeouts.
+    public var expectations: ServerExpectations { ServerExpectations(journal: engine.journal) }
+
+    /// An absolute URL on this server: `url("/menu?category=soups")`.
+    public func url(_ path: String) -> URL { URL(string: baseURL.absoluteString + path)! }
+
+    /// Switches to another scenario (server-wide, or for one `X-Mock-Session`).
+    public func use(_ scenario: String, session: String? = nil) throws {
+        try engine.scenarios.select(scenario, session: session)
+    }
+
+    /// The last `limit` requests the server saw and how it answered each, one line each:
+    /// what a failing test shows.
+    public func journalExcerpt(limit: Int = 50) -> String {
+        let entries = engine.journal.entries()
+        guard !entries.isEmpty else { return "mock-server at \(baseURL.absoluteString) saw no request" }
+        let shown = entries.suffix(limit)
+        var lines = ["mock-server at \(baseURL.absoluteString) saw \(entries.count) request\(entries.count == 1 ? "" : "s")"
+                     + (entries.count > shown.count ? ", the last \(shown.count):" : ":")]
+        lines += shown.map { "  #\($0.id) \($0.summary)" }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,89 @@
+import ContractTests
+import Foundation
+import Scenarios
+import Testing
+
+/// The server of the running test, set by the `.mockServer(...)` trait.
+///
+///     @Test(.mockServer(scenario: "flaky", variants: ["community"]))
+///     func menuLoadsDespiteFlakiness() async throws {
+///         let controller = MenuController(baseURL: MockServer.current.baseURL)
+///         _ = try await controller.fetchCategories()
+///         try await MockServer.current.expectations.expect(.get("/categories"), .atLeast(1))
+///     }
+///
+/// (This type shadows the `MockServer` module's name where both are imported; write that
+/// module's types unqualified, `MockHTTPServer`, not `MockServer.MockHTTPServer`.)
+public enum MockServer {
+    @TaskLocal static var running: TestMockServer?
+
+    /// The server of the running test; only inside a test (or suite) with `.mockServer(...)`.
+    public static var current: TestMockServer {
+        guard let running else {
+            preconditionFailure("MockServer.current is set inside a test with the .mockServer(...) trait (on the test or its suite)")
+        }
+        return running
+    }
+
+    /// The server of the running test, or nil outside one with the trait.
+    public static var currentIfAny: TestMockServer? { running }
+}
+
+/// Gives each test (each case of a parameterized test, each test of a suite) its own mock
+/// server on port 0, stopped after the test. When the test records an issue, each issue
+/// gets the requests the server had seen by then, and the test gets the whole journal
+/// excerpt as an attachment (`mock-server-journal.txt`).
+public struct MockServerTrait: TestTrait, SuiteTrait, TestScoping {
+    public let scenario: String
+    public let variants: [String]
+    public let fixtures: URL?
+    public let scenarios: [Scenario]
+
+    /// On a suite, every test in it gets its own server.
+    public var isRecursive: Bool { true }
+
+    public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        // One server per test case: the suite and the whole-function scopes pass through.
+        guard !test.isSuite, testCase != nil, MockServer.running == nil else {
+            try await function()
+            return
+        }
+        let server = try await TestMockServer.start(scenario: scenario, variants: variants, fixtures: fixtures, scenarios: scenarios)
+        let failed = FailureFlag()
+        let annotating = IssueHandlingTrait.compactMapIssues { issue in
+            failed.set()
+            var issue = issue
+            issue.comments.append(Comment(rawValue: server.journalExcerpt(limit: 20)))
+            return issue
+        }
+        do {
+            try await MockServer.$running.withValue(server) {
+                try await annotating.provideScope(for: test, testCase: testCase, performing: function)
+            }
+        } catch {
+            Attachment.record(server.journalExcerpt(limit: 500), named: "mock-server-journal.txt")
+            await server.stop()
+            throw error
+        }
+        if failed.isSet { Attachment.record(server.journalExcerpt(limit: 500), named: "mock-server-journal.txt") }
+        await server.stop()
+    }
+}
+
+extension Trait where Self == MockServerTrait {
+    /// A mock server of its own for the test (or for each test of the suite), playing
+    /// `scenario` in `variants` (names as `--variant` takes them: `community`,
+    /// `openmarket-2022-late`, …), from `fixtures` (the built-in ones by default), with
+    /// `scenarios` built in Swift besides the shipped ones.
+    public static func mockServer(scenario: String = Scenario.happyPath.name, variants: [String] = [],
+                                  fixtures: URL? = nil, scenarios: [Scenario] = []) -> Self {
+        MockServerTrait(scenario: scenario, variants: variants, fixtures: fixtures, scenarios: scenarios)
+    }
+}
+
+/// Set once an issue is recorded in the test's scope.
+final class FailureFlag: Sendable {
+    private let flag = Locked(false)
+    func set() { flag.withLock { $0 = true } }
+    var isSet: Bool { flag.current }
+}

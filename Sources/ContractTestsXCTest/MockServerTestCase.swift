@@ -1,0 +1,51 @@
+import ContractTests
+import Foundation
+import Scenarios
+import XCTest
+
+/// An `XCTestCase` whose every test gets its own mock server on port 0, started in
+/// `setUp` and stopped in `tearDown`; override `mockScenario` and `mockVariants` to choose
+/// what it plays. When a test fails, the requests the server saw are attached (on Apple
+/// platforms; on Linux, where XCTest has no attachments, they are in
+/// `mockServer.journalExcerpt()`).
+///
+///     final class MenuTests: MockServerTestCase {
+///         override var mockVariants: [String] { ["community"] }
+///         func testCategories() async throws {
+///             let controller = MenuController(baseURL: mockServer.baseURL)
+///             _ = try await controller.fetchCategories()
+///             try await mockServer.expectations.expect(.get("/categories"), .exactly(1))
+///         }
+///     }
+open class MockServerTestCase: XCTestCase {
+    /// The scenario each test starts in.
+    open var mockScenario: String { Scenario.happyPath.name }
+    /// The API variants (names as `--variant` takes them).
+    open var mockVariants: [String] { [] }
+    /// A fixtures folder; nil for the built-in one.
+    open var mockFixtures: URL? { nil }
+
+    /// This test's server (set between `setUp` and `tearDown`).
+    public private(set) var mockServer: TestMockServer!
+
+    open override func setUp() async throws {
+        try await super.setUp()
+        mockServer = try await TestMockServer.start(scenario: mockScenario, variants: mockVariants, fixtures: mockFixtures)
+    }
+
+    open override func tearDown() async throws {
+        if let mockServer {
+            #if canImport(Darwin)
+            if let run = testRun, !run.hasSucceeded {
+                let attachment = XCTAttachment(string: mockServer.journalExcerpt(limit: 500))
+                attachment.name = "mock-server-journal.txt"
+                attachment.lifetime = .keepAlways
+                add(attachment)
+            }
+            #endif
+            await mockServer.stop()
+        }
+        mockServer = nil
+        try await super.tearDown()
+    }
+}

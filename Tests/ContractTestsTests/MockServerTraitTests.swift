@@ -1,0 +1,80 @@
+import ContractTests
+import ContractTestsTesting
+import Foundation
+import Scenarios
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// Tests in the style users copy: a trait gives each test its own mock server (#16).
+
+/// The body and status of a GET on the running test's server.
+private func get(_ path: String) async throws -> (Data, Int) {
+    let (data, response) = try await URLSession.shared.data(from: MockServer.current.url(path))
+    return (data, (response as? HTTPURLResponse)?.statusCode ?? 0)
+}
+
+@Suite struct MockServerTraitTests {
+    @Test(.mockServer())
+    func aTestGetsItsOwnServer() async throws {
+        let (data, status) = try await get("/categories")
+        #expect(status == 200)
+        #expect(JSONValue(parsing: data)?["categories"]?.arrayValue?.count == 6)
+        try await MockServer.current.expectations.expect(.get("/categories"), .exactly(1))
+    }
+
+    @Test(.mockServer(scenario: "server-errors"))
+    func theScenarioIsPlayed() async throws {
+        let (_, status) = try await get("/menu?category=soups")
+        #expect(status == 500)
+    }
+
+    @Test(.mockServer(variants: ["community"]))
+    func theVariantIsPlayed() async throws {
+        let (data, _) = try await get("/categories")
+        #expect(JSONValue(parsing: data)?["categories"]?.arrayValue?.first?["name"] == "appetizers")
+    }
+
+    /// Each case of a parameterized test has a server of its own: nothing from another case.
+    @Test(.mockServer(), arguments: [1, 2, 3])
+    func eachCaseHasItsOwnServer(requests: Int) async throws {
+        #expect(MockServer.current.journal.entries().isEmpty)
+        for _ in 0..<requests { _ = try await get("/categories") }
+        try await MockServer.current.expectations.expect(.get("/categories"), .exactly(requests))
+    }
+
+    /// A failing test's issues carry the requests the server saw by then. (The issue is
+    /// caught by an outer handler, after the trait's, and kept from failing this test.)
+    @Test func anIssueCarriesTheJournal() async throws {
+        let test = try #require(Test.current)
+        let seen = Locked<[String]>([])
+        let catching = IssueHandlingTrait.compactMapIssues { issue in
+            seen.withLock { $0 += issue.comments.map(\.rawValue) }
+            return nil
+        }
+        try await catching.provideScope(for: test, testCase: Test.Case.current) {
+            try await MockServerTrait.mockServer().provideScope(for: test, testCase: Test.Case.current) {
+                _ = try await get("/menu?category=soups")
+                Issue.record("the app showed no soup")
+            }
+        }
+        #expect(seen.current.contains { $0.contains("GET /menu?category=soups → 200") }, "\(seen.current)")
+    }
+}
+
+/// On a suite, every test gets its own server.
+@Suite(.mockServer(variants: ["openmarket-2022-late"]))
+struct MockServerSuiteTraitTests {
+    @Test func aPageInTheSuitesVariant() async throws {
+        let (data, status) = try await get("/api/products?page_no=1&items_per_page=2")
+        #expect(status == 200)
+        #expect(JSONValue(parsing: data)?["pageNo"] == 1)
+    }
+
+    @Test func anotherTestStartsFromAFreshJournal() async throws {
+        #expect(MockServer.current.journal.entries().isEmpty)
+        _ = try await get("/healthChecker")
+        #expect(MockServer.current.journal.entries().count == 1)
+    }
+}
