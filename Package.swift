@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "ContractTests", targets: ["ContractTests"]),
         .library(name: "ContractTestsTesting", targets: ["ContractTestsTesting"]),
         .library(name: "ContractTestsXCTest", targets: ["ContractTestsXCTest"]),
+        // The app side of UI tests: reads the mock's base URL and session from the launch environment.
+        .library(name: "MockServerClient", targets: ["MockServerClient"]),
         .library(name: "MockFixtures", targets: ["MockFixtures"]),
         .library(name: "MockRecording", targets: ["MockRecording"]),
         .executable(name: "mock-server", targets: ["mock-server"]),
@@ -54,7 +56,8 @@ let package = Package(
         ),
         // Test-framework glue lives in adapters of its own, never in the core.
         .target(name: "ContractTestsTesting", dependencies: ["ContractTests"]),
-        .target(name: "ContractTestsXCTest", dependencies: ["ContractTests"]),
+        .target(name: "ContractTestsXCTest", dependencies: ["ContractTests", "MockServerClient"]),
+        .target(name: "MockServerClient"),
         // Recording through a proxy: URLSession (FoundationNetworking on Linux, which
         // loads libcurl), so it is kept out of the serving binary.
         .target(name: "MockRecording", dependencies: ["MockServer", "Scenarios", "MockFixtures", .product(name: "Logging", package: "swift-log")]),
@@ -114,7 +117,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ContractTestsTests",
-            dependencies: ["ContractTests", "ContractTestsTesting", "ContractTestsXCTest", "MockServer", "MockFixtures", "TestSupport"]
+            dependencies: ["ContractTests", "ContractTestsTesting", "ContractTestsXCTest", "MockServer", "MockServerClient", "MockFixtures", "TestSupport"]
         ),
         // Runs the built `mock-server` binary as a user would (exit codes, signals, --help).
         .testTarget(name: "CLITests", dependencies: ["mock-server", "mock-server-record", "MockFixtures"]),
