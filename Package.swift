@@ -120,7 +120,7 @@ let package = Package(
             dependencies: ["ContractTests", "ContractTestsTesting", "ContractTestsXCTest", "MockServer", "MockServerClient", "MockFixtures", "TestSupport"]
         ),
         // Runs the built `mock-server` binary as a user would (exit codes, signals, --help).
-        .testTarget(name: "CLITests", dependencies: ["mock-server", "mock-server-record", "MockFixtures"]),
+        .testTarget(name: "CLITests", dependencies: ["mock-server", "mock-server-record", "MockFixtures", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -44,7 +44,8 @@ public struct MockServerTrait: TestTrait, SuiteTrait, TestScoping {
 
     public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
         // One server per test case: the suite and the whole-function scopes pass through.
-        guard !test.isSuite, testCase != nil, MockServer.running == nil else {
+        // A test's own trait runs inside its suite's and wins: its server is the current one.
+        guard !test.isSuite, testCase != nil else {
             try await function()
             return
         }

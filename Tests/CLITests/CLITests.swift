@@ -1,5 +1,6 @@
 import Foundation
 import MockFixtures
+import TestSupport
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -142,7 +143,12 @@ import FoundationNetworking
 
 /// `mock-server drift` as a user runs it in a scheduled CI job (#14).
 @Suite struct DriftCLITests {
+    /// Heavy (two servers, drift playing every variant): holds the test gate shared.
     @Test func exitsOneOnDriftWithJUnitAndZeroWithout() async throws {
+        try await withTestGate(exclusive: false) { try await driftExits() }
+    }
+
+    func driftExits() async throws {
         let upstream = try MockServerProcess(["--port", "0", "--variant", "openmarket-2022-late"])
         let line = try #require(await upstream.firstLine())
         let base = String(line.dropFirst("Listening on ".count))

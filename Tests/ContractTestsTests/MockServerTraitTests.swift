@@ -72,6 +72,13 @@ struct MockServerSuiteTraitTests {
         #expect(JSONValue(parsing: data)?["pageNo"] == 1)
     }
 
+    /// A test's own trait wins over its suite's.
+    @Test(.mockServer(scenario: "server-errors"))
+    func aTestsOwnTraitWins() async throws {
+        let (_, status) = try await get("/api/products?page_no=1&items_per_page=2")
+        #expect(status == 500)
+    }
+
     @Test func anotherTestStartsFromAFreshJournal() async throws {
         #expect(MockServer.current.journal.entries().isEmpty)
         _ = try await get("/healthChecker")

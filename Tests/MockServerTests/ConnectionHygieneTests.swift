@@ -2,6 +2,7 @@ import Foundation
 import MockServer
 import NIOCore
 import Scenarios
+import TestSupport
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -164,20 +165,25 @@ import FoundationNetworking
 
 /// Every request the server read is journaled, also when the client leaves first (#12).
 @Suite struct AbandonedRequestTests {
+    /// The client leaves 200 ms into a 60 s delay: long enough that a busy test run cannot
+    /// make the delay end first (with 5 s it once did, and the queue was answered, not
+    /// abandoned). The connection lives until the end of the `do` block, not its last use.
     @Test func aClientThatLeavesIsJournaledInFull() async throws {
-        let slow = Scenario(name: "slow", rules: [Rule("slow", .get("/categories"), always: Outcome(.simulator, latency: .fixed(5)))])
-        try await withServer(scenarios: [slow], scenario: "slow") { server in
+        let slow = Scenario(name: "slow", rules: [Rule("slow", .get("/categories"), always: Outcome(.simulator, latency: .fixed(60)))])
+        try await withTestGate(exclusive: true) { try await withServer(scenarios: [slow], scenario: "slow") { server in
             do {
                 let client = try RawConnection(port: server.port)
                 client.send("GET /categories HTTP/1.1\r\nHost: a\r\n\r\n" + String(repeating: "GET /menu HTTP/1.1\r\nHost: a\r\n\r\n", count: 3)
                             + "POST /order HTTP/1.1\r\nHost: a\r\nContent-Length: 50\r\n\r\n{\"menu")
                 for _ in 0..<200 where server.engine.journal.totalCount < 1 { try await Task.sleep(nanoseconds: 10_000_000) }
                 try await Task.sleep(nanoseconds: 200_000_000)
+                withExtendedLifetime(client) {}
             }   // the client closes here, mid-delay
             for _ in 0..<200 where server.engine.journal.totalCount < 5 { try await Task.sleep(nanoseconds: 10_000_000) }
             let entries = server.engine.journal.entries()
             #expect(entries.count == 5, "\(entries.map { "\($0.request.method) \($0.request.path) \($0.status)" })")
-            #expect(entries.filter { $0.status == 499 }.map(\.request.path) == ["/menu", "/menu", "/menu", "/order"])
-        }
+            #expect(entries.filter { $0.status == 499 }.map(\.request.path) == ["/menu", "/menu", "/menu", "/order"],
+                    "\(entries.map { "\($0.request.method) \($0.request.path) \($0.status) \($0.receivedAt.timeIntervalSince(entries[0].receivedAt))" })")
+        } }
     }
 }
