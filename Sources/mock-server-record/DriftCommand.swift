@@ -49,7 +49,7 @@ struct DriftCommand: AsyncParsableCommand {
         guard (identifier == nil) == (password == nil) else { throw ValidationError("--identifier and --password go together") }
         guard identifier == nil || api == .openmarket else { throw ValidationError("--identifier and --password are for --api openmarket") }
         if let variant {
-            let names = api == .restaurant ? ["original", "community", "vapor-8090"] : ["openmarket-2022-01", "openmarket-legacy-dates", "openmarket-2022-late"]
+            let names = api.variantNames
             guard names.contains(variant) else { throw ValidationError("--variant \(variant) is not a \(api.rawValue) variant; choose from: \(names.joined(separator: ", "))") }
         }
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }

@@ -11,7 +11,14 @@ import FoundationNetworking
 /// product of its own page 1, its own first category), so different data never counts as
 /// drift. Every variant of the API is played, to name the closest one.
 public struct DriftCheck: Sendable {
-    public enum API: String, Sendable, CaseIterable { case restaurant, openmarket }
+    public enum API: String, Sendable, CaseIterable {
+        case restaurant, openmarket
+
+        /// The variants the simulator plays for this API (as `--variant` names them).
+        public var variantNames: [String] {
+            self == .restaurant ? RestaurantVariant.allCases.map(\.rawValue) : OpenMarketVariant.allCases.map(\.rawValue)
+        }
+    }
 
     /// One answer, from either side.
     public struct Exchange: Sendable {

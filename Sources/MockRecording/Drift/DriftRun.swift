@@ -51,7 +51,7 @@ extension DriftCheck {
     /// Runs the probes against `upstream`, then against the simulator in every variant of
     /// the API, and compares; `variant` (if given) is the one the differences are against.
     public func check(upstream: Send, variant: String? = nil) async throws -> DriftOutcome {
-        let names = api == .restaurant ? RestaurantVariant.allCases.map(\.rawValue) : OpenMarketVariant.allCases.map(\.rawValue)
+        let names = api.variantNames
         // Every variant played in full (the fixtures' vendor for its writes).
         let mockSide = DriftCheck(api: api, credentials: credentials == nil ? nil : (MarketVendorFixture.identifier, MarketVendorFixture.password))
         var played: [String: [(String, Exchange)]] = [:]
@@ -61,9 +61,8 @@ extension DriftCheck {
         // The upstream's reads first: they say which version it is, whose paths and keys
         // its write probes then use (a create with the wrong description key is refused).
         var real = try await run(upstream, openMarketVariant: nil, writes: false)
-        let closestByReads = names.min { a, b in
-            Self.compare(upstream: real, mock: played[a] ?? []).count < Self.compare(upstream: real, mock: played[b] ?? []).count
-        } ?? names[0]
+        let readDistances = names.map { ($0, Self.compare(upstream: real, mock: played[$0] ?? []).count) }
+        let closestByReads = readDistances.min { $0.1 < $1.1 }?.0 ?? names[0]
         if credentials != nil {
             real += try await run(upstream, openMarketVariant: OpenMarketVariant(rawValue: variant ?? closestByReads), reads: false)
         }
@@ -127,8 +126,7 @@ public enum DriftError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownVariant(let name, let api):
-            let names = api == .restaurant ? RestaurantVariant.allCases.map(\.rawValue) : OpenMarketVariant.allCases.map(\.rawValue)
-            return "unknown \(api.rawValue) variant \"\(name)\"; choose from: \(names.joined(separator: ", "))"
+            return "unknown \(api.rawValue) variant \"\(name)\"; choose from: \(api.variantNames.joined(separator: ", "))"
         case .badPath(let path): return "cannot make a URL of \(path)"
         }
     }
