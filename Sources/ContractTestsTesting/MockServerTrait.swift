@@ -38,6 +38,8 @@ public struct MockServerTrait: TestTrait, SuiteTrait, TestScoping {
     public let variants: [String]
     public let fixtures: URL?
     public let scenarios: [Scenario]
+    /// The network profile every request goes through (`.threeG`, `.edge`, …), if any.
+    public let network: NetworkProfile?
 
     /// On a suite, every test in it gets its own server.
     public var isRecursive: Bool { true }
@@ -49,7 +51,7 @@ public struct MockServerTrait: TestTrait, SuiteTrait, TestScoping {
             try await function()
             return
         }
-        let server = try await TestMockServer.start(scenario: scenario, variants: variants, fixtures: fixtures, scenarios: scenarios)
+        let server = try await TestMockServer.start(scenario: scenario, variants: variants, fixtures: fixtures, scenarios: scenarios, network: network)
         let failed = FailureFlag()
         let annotating = IssueHandlingTrait.compactMapIssues { issue in
             failed.set()
@@ -75,10 +77,11 @@ extension Trait where Self == MockServerTrait {
     /// A mock server of its own for the test (or for each test of the suite), playing
     /// `scenario` in `variants` (names as `--variant` takes them: `community`,
     /// `openmarket-2022-late`, …), from `fixtures` (the built-in ones by default), with
-    /// `scenarios` built in Swift besides the shipped ones.
+    /// `scenarios` built in Swift besides the shipped ones, over the `network` profile
+    /// (Network Link Conditioner's presets: `.edge`, `.threeG`, `.lte`, `.veryBadNetwork`, …).
     public static func mockServer(scenario: String = Scenario.happyPath.name, variants: [String] = [],
-                                  fixtures: URL? = nil, scenarios: [Scenario] = []) -> Self {
-        MockServerTrait(scenario: scenario, variants: variants, fixtures: fixtures, scenarios: scenarios)
+                                  fixtures: URL? = nil, scenarios: [Scenario] = [], network: NetworkProfile? = nil) -> Self {
+        MockServerTrait(scenario: scenario, variants: variants, fixtures: fixtures, scenarios: scenarios, network: network)
     }
 }
 

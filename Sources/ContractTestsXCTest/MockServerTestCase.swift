@@ -24,13 +24,15 @@ open class MockServerTestCase: XCTestCase {
     open var mockVariants: [String] { [] }
     /// A fixtures folder; nil for the built-in one.
     open var mockFixtures: URL? { nil }
+    /// The network profile every request goes through (`.threeG`, `.edge`, …); nil for none.
+    open var mockNetwork: NetworkProfile? { nil }
 
     /// This test's server (set between `setUp` and `tearDown`).
     public private(set) var mockServer: TestMockServer!
 
     open override func setUp() async throws {
         try await super.setUp()
-        mockServer = try await TestMockServer.start(scenario: mockScenario, variants: mockVariants, fixtures: mockFixtures)
+        mockServer = try await TestMockServer.start(scenario: mockScenario, variants: mockVariants, fixtures: mockFixtures, network: mockNetwork)
     }
 
     open override func tearDown() async throws {

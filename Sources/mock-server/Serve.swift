@@ -42,6 +42,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The seed for every random choice (latency, probabilistic outcomes, secrets).")
     var seed: UInt64 = ServeSettings.defaults.seed
 
+    @Option(help: ArgumentHelp("Play a Network Link Conditioner preset for every request: \(NetworkProfile.presets.map(\.name).joined(separator: ", ")) (case, spaces and punctuation do not matter: very-bad-network). Sessions and single requests (X-Mock-Network header) can choose another.", valueName: "profile"))
+    var network: String?
+
     @Flag(help: "Reload fixtures and scenarios when their files change; a broken file is reported and the last good version keeps serving.")
     var watch = false
 
@@ -83,7 +86,7 @@ struct Serve: AsyncParsableCommand {
                       journalMaxBytes: journalMaxBytes, scenario: scenario,
                       timeScale: timeScale, seed: seed, watch: watch, strict: strict, threads: threads, state: state,
                       idleTimeout: idleTimeout, headTimeout: headTimeout, maxHeadSize: maxHeadSize,
-                      maxConnections: maxConnections, adminToken: adminToken, adminOpen: adminOpen)
+                      maxConnections: maxConnections, adminToken: adminToken, adminOpen: adminOpen, network: network)
     }
 
     func run() async throws {
@@ -115,6 +118,7 @@ struct ServeSettings: Equatable, Sendable {
     var maxConnections = 4_096
     var adminToken: String?
     var adminOpen = false
+    var network: String?
 
     static let defaults = ServeSettings()
 
@@ -146,6 +150,7 @@ struct ServeSettings: Equatable, Sendable {
             return "--host \(host) lets other machines connect, and the admin API can change and reset everything: give --admin-token TOKEN (clients send X-Admin-Token), or --admin-open to leave it open"
         }
         do { _ = try VariantSelection.parse(variants) } catch { return error.description }
+        if let network, NetworkProfile.preset(named: network) == nil { return NetworkProfileError.unknown(network).description }
         return nil
     }
 
@@ -170,7 +175,8 @@ struct ServeSettings: Equatable, Sendable {
                 extraScenarios: selection.extra,
                 scenario: selection.name,
                 timeScale: timeScale,
-                strict: strict))
+                strict: strict,
+                network: network.flatMap(NetworkProfile.preset(named:))))
         } catch {
             throw failForFixtures(error)
         }

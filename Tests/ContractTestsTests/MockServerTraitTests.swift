@@ -44,6 +44,17 @@ private func get(_ path: String) async throws -> (Data, Int) {
         try await MockServer.current.expectations.expect(.get("/categories"), .exactly(requests))
     }
 
+    /// Network Link Conditioner's Edge preset for one test: every answer waits at least
+    /// its round trip (0.84 s), and the journal says which profile it went through.
+    @Test(.mockServer(network: .edge))
+    func aSlowNetworkForOneTest() async throws {
+        let start = Date()
+        let (_, status) = try await get("/categories")
+        #expect(status == 200)
+        #expect(Date().timeIntervalSince(start) >= NetworkProfile.edge.roundTrip)
+        #expect(MockServer.current.journal.entries().last?.network == "Edge")
+    }
+
     /// A failing test's issues carry the requests the server saw by then. (The issue is
     /// caught by an outer handler, after the trait's, and kept from failing this test.)
     @Test func anIssueCarriesTheJournal() async throws {

@@ -25,15 +25,19 @@ public struct ContractCheck<Provider: Sendable>: Sendable, Identifiable {
     public var scenarios: [Scenario]
     /// Overrides the image `Cache-Control` the server sends (revalidation checks).
     public var imageCacheControl: String?
+    /// The network profile this check's server plays (over the suite's, if any); a check
+    /// can also switch with `run.use(network:)`.
+    public var network: NetworkProfile?
     let body: @Sendable (CheckRun<Provider>) async throws -> Void
 
     public init(_ id: String, _ level: Level, _ summary: String, scenarios: [Scenario] = [], imageCacheControl: String? = nil,
-                body: @escaping @Sendable (CheckRun<Provider>) async throws -> Void) {
+                network: NetworkProfile? = nil, body: @escaping @Sendable (CheckRun<Provider>) async throws -> Void) {
         self.id = id
         self.level = level
         self.summary = summary
         self.scenarios = scenarios
         self.imageCacheControl = imageCacheControl
+        self.network = network
         self.body = body
     }
 }
@@ -52,6 +56,11 @@ public struct CheckRun<Provider: Sendable>: Sendable {
 
     /// An absolute URL on this check's server.
     public func url(_ path: String) -> URL { URL(string: context.baseURL.absoluteString + path)! }
+
+    /// Sends everything that follows through a network profile (nil: none).
+    public func use(network profile: NetworkProfile?) {
+        engine.network.set(profile)
+    }
 
     /// Switches this check's server to a scenario (its counters start afresh).
     public func use(_ scenario: String) throws {

@@ -30,10 +30,14 @@ public struct SuiteConfiguration: Sendable {
     public var parallelism: Int
     /// A check still running after this is stopped and failed.
     public var checkTimeLimit: TimeInterval
+    /// Every check's server plays this network profile (a check's own wins). Timing checks
+    /// assume a fast link: give a slow profile a `timeout` to match.
+    public var network: NetworkProfile?
 
     public init(fixturesDirectory: URL, restaurantVariant: RestaurantVariant = .original, openMarketVariant: OpenMarketVariant = .jan2022,
                 timeout: TimeInterval = 1, timeoutMargin: TimeInterval = 1, transport: ContractTransport = .sockets,
-                parallelism: Int = 4, checkTimeLimit: TimeInterval = 30) {
+                parallelism: Int = 4, checkTimeLimit: TimeInterval = 30, network: NetworkProfile? = nil) {
+        self.network = network
         self.fixturesDirectory = fixturesDirectory
         self.restaurantVariant = restaurantVariant
         self.openMarketVariant = openMarketVariant
@@ -116,7 +120,7 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
                 restaurantVariant: configuration.restaurantVariant, openMarketVariant: configuration.openMarketVariant,
                 journalResponseBodyLimit: Self.keptResponseBytes,
                 imageCacheControl: check.imageCacheControl ?? "public, max-age=3600",
-                extraScenarios: check.scenarios, preloaded: preloaded))
+                extraScenarios: check.scenarios, preloaded: preloaded, network: check.network ?? configuration.network))
         } catch {
             return result(.error("the mock could not load its fixtures: \(error)"))
         }

@@ -50,6 +50,7 @@ extension ServeEvent {
         if let reason = responseReason { line += " \(JSONValue.string(reason))" }
         if let fault { line += " (\(fault.rawValue))" }
         if let step = scenarioStep { line += " [\(step)]" }
+        if let network { line += " over \(network)" }
         return line
     }
 

@@ -16,12 +16,12 @@ public final class TestMockServer: Sendable {
     /// Starts a server playing `scenario` in `variants` (names as `--variant` takes them),
     /// from `fixtures` (the built-in ones when nil).
     public static func start(scenario: String = Scenario.happyPath.name, variants: [String] = [],
-                             fixtures: URL? = nil, scenarios: [Scenario] = []) async throws -> TestMockServer {
+                             fixtures: URL? = nil, scenarios: [Scenario] = [], network: NetworkProfile? = nil) async throws -> TestMockServer {
         let fixtures = fixtures ?? MockFixtures.directory
         let selection = try VariantSelection.parse(variants)
         let engine = try MockEngine(configuration: EngineConfiguration(
             fixturesDirectory: fixtures, restaurantVariant: selection.restaurant, openMarketVariant: selection.openMarket,
-            journalResponseBodyLimit: 64 * 1024, extraScenarios: scenarios, scenario: scenario))
+            journalResponseBodyLimit: 64 * 1024, extraScenarios: scenarios, scenario: scenario, network: network))
         var logger = Logger(label: "mock-server.test")
         logger.logLevel = .warning
         let server = MockHTTPServer(engine: engine, logger: logger)
@@ -47,6 +47,12 @@ public final class TestMockServer: Sendable {
     /// Switches to another scenario (server-wide, or for one `X-Mock-Session`).
     public func use(_ scenario: String, session: String? = nil) throws {
         try engine.scenarios.select(scenario, session: session)
+    }
+
+    /// Sends what follows through a network profile (nil: none): server-wide, or for one
+    /// `X-Mock-Session`. A single request can name one in an `X-Mock-Network` header.
+    public func use(network profile: NetworkProfile?, session: String? = nil) {
+        engine.network.set(profile, session: session)
     }
 
     /// The last `limit` requests the server saw and how it answered each, one line each:

@@ -63,7 +63,12 @@ public final class MockURLProtocol: URLProtocol {
         if let query = url.query { uri += "?" + query }
         let mockRequest = MockRequest(method: request.httpMethod ?? "GET", uri: uri, headers: headers, body: body,
                                       baseURL: "\(url.scheme ?? "http")://\(url.host ?? "")", receivedAt: engine.timeSource.now())
-        let plan = AdminAPI(engine: engine).respond(to: mockRequest)
+        var answer = AdminAPI(engine: engine).respond(to: mockRequest)
+        // No socket carries the body here: its time on the profile's uplink is waited out.
+        if let profile = answer.network {
+            answer.delay += profile.uploadDuration(bytes: body.count) * engine.configuration.timeScale
+        }
+        let plan = answer
         let this = Unchecked(self)
         let timeout = Self.timeout(for: request)
         // No byte for longer than the timeout (a hang, or a delay past it): URLSession's

@@ -41,3 +41,40 @@ extension AdminAPI {
         ]
     }
 }
+
+extension AdminAPI {
+    /// `GET /__admin/network`: the presets, the server's profile and each session's.
+    /// `PUT /__admin/network` with `{"profile": "3G"}` (a preset's name, a custom object,
+    /// or null for none) and optionally `"session"`.
+    static func networkRoutes(_ engine: MockEngine) -> [Route] {
+        let network = engine.network
+        return [
+            Route("admin.network", .get("/__admin/network")) { _, _ in
+                .json(200, [
+                    "profile": network.configured()?.json ?? .null,
+                    "sessions": .object(network.sessionProfiles.mapValues(\.json)),
+                    "presets": .array(NetworkProfile.presets.map(\.json)),
+                ])
+            },
+            Route("admin.network.select", RequestPattern(method: "PUT", path: "/__admin/network")) { request, _ in
+                let example = "{\"profile\": \"3G\"} (a preset's name, an object like {\"uplinkKbps\": 330, \"downlinkDelayMs\": 100}, or null), and optionally \"session\""
+                guard case .object(let body)? = JSONValue(parsing: request.body), let given = body["profile"] else {
+                    return .error(400, "Send JSON like \(example)")
+                }
+                var profile: NetworkProfile?
+                if given != .null {
+                    switch NetworkProfile.parse(given) {
+                    case .success(let parsed): profile = parsed
+                    case .failure(let error): return .error(400, error.description)
+                    }
+                }
+                let session = body["session"]?.stringValue
+                network.set(profile, session: session)
+                var answer: [String: JSONValue] = ["profile": profile?.json ?? .null]
+                if let session { answer["session"] = .string(session) }
+                engine.events.publish("state", .object(answer.merging(["change": "network"]) { a, _ in a }))
+                return .json(200, .object(answer))
+            },
+        ]
+    }
+}

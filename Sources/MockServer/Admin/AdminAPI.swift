@@ -15,7 +15,7 @@ public struct AdminAPI: Responder {
     public init(engine: MockEngine, adminToken: String? = nil, transport: TransportFacts? = nil) {
         self.engine = engine
         self.adminToken = adminToken
-        router = Router(routes: [Dashboard.route] + Self.infoRoutes(engine, transport) + Self.scenarioRoutes(engine)
+        router = Router(routes: [Dashboard.route] + Self.infoRoutes(engine, transport) + Self.scenarioRoutes(engine) + Self.networkRoutes(engine)
                         + Self.journalRoutes(engine) + Self.verifyRoutes(engine) + Self.stateRoutes(engine) + [Self.openAPIRoute(engine)])
     }
 

@@ -86,6 +86,15 @@ final class ConnectionClock: ChannelInboundHandler, RemovableChannelHandler {
 
     func requestEnded() { enter(.responding) }
 
+    /// The server itself holds the body back (a network profile's uplink): no deadline
+    /// until `bodyResumed`, so a paced upload is never taken for a stalled client.
+    func bodyHeld() { enter(.responding) }
+
+    func bodyResumed() {
+        lastByte = .now()
+        enter(.body)
+    }
+
     func responseFinished() {
         headBytes = 0
         enter(.idle)

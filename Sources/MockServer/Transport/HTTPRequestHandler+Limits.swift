@@ -52,12 +52,13 @@ extension HTTPRequestHandler {
     /// is under way there is nothing to answer on, and the connection just closes.
     func reject(_ status: Int, _ reason: String, details: [String: JSONValue] = [:], method: String, context: ChannelHandlerContext) {
         switch state {
-        case .idle, .receiving, .discarding:
+        case .idle, .receiving, .discarding, .awaitingUpload:
             clock?.stop()
             let plan = ResponsePlan.error(status, reason, details: details)
             var request = MockRequest(method: method, uri: "/", baseURL: fallbackBaseURL, receivedAt: engine.timeSource.now())
             if case .receiving(let head, _, let receivedAt) = state { request = makeRequest(head, body: Data(), receivedAt: receivedAt) }
             if case .discarding(let head, _, let receivedAt) = state { request = makeRequest(head, body: Data(), receivedAt: receivedAt) }
+            if case .awaitingUpload(let head, _, let receivedAt) = state { request = makeRequest(head, body: Data(), receivedAt: receivedAt) }
             inFlight = (engine.recordRejected(request, plan: plan), request.receivedAt)
             state = .responding
             queued.removeAll()
@@ -83,6 +84,9 @@ extension HTTPRequestHandler {
         switch state {
         case .receiving(let head, _, let receivedAt), .discarding(let head, _, let receivedAt):
             record(head, "The client closed the connection before the request body ended", receivedAt: receivedAt)
+            state = .closing
+        case .awaitingUpload(let head, _, let receivedAt):
+            record(head, "The client closed the connection while the network profile's uplink was still carrying its body", receivedAt: receivedAt)
             state = .closing
         default:
             break

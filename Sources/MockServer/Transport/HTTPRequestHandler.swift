@@ -26,6 +26,9 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     enum State {
         case idle
         case receiving(HTTPRequestHead, ByteBuffer, receivedAt: Date)
+        /// The whole body is in, but a network profile's uplink has not had the time to
+        /// carry it yet: the request is answered when it has.
+        case awaitingUpload(HTTPRequestHead, ByteBuffer, receivedAt: Date)
         /// The body passed the limit; the rest is read and dropped, then 413.
         case discarding(HTTPRequestHead, size: Int, receivedAt: Date)
         case responding
@@ -66,12 +69,18 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// A stopping server asked this connection to finish: the current response goes out
     /// with `Connection: close`, and nothing more is read.
     var stopRequested = false
+    /// Requests begun on this connection (the first one pays the link's setup).
+    var requestsBegun = 0
+    /// The uplink pace of the request body being read, under a network profile.
+    var upload: UploadPace?
+    /// Reads are held until the uplink has carried what came so far.
+    var uploadHeld = false
 
     /// Whether a new request has to wait for the current response.
     private var isBusy: Bool {
         switch state {
         case .idle, .receiving, .discarding: return false
-        case .responding, .closing, .hanging, .streaming, .blocked: return true
+        case .awaitingUpload, .responding, .closing, .hanging, .streaming, .blocked: return true
         }
     }
 
@@ -166,7 +175,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Holds reads while pipelined requests wait, so a client cannot queue without bound.
     func read(context: ChannelHandlerContext) {
-        if queued.isEmpty && !stopRequested {
+        if queued.isEmpty && !stopRequested && !uploadHeld {
             context.read()
         } else {
             readWithheld = true
@@ -186,10 +195,12 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    private func handle(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
+    func handle(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
         switch part {
         case .head(let head):
             clock?.headArrived()
+            requestsBegun += 1
+            upload = uploadPace(for: head)
             let now = engine.timeSource.now()
             let declared = head.headers.first(name: "content-length").flatMap(Int.init) ?? 0
             if declared > maxRequestBodySize {
@@ -203,17 +214,23 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 if body.readableBytes + chunk.readableBytes > maxRequestBodySize {
                     state = .discarding(head, size: body.readableBytes + chunk.readableBytes, receivedAt: receivedAt)
                 } else {
+                    paceUpload(bytes: chunk.readableBytes, context: context)
                     body.writeBuffer(&chunk)
                     state = .receiving(head, body, receivedAt: receivedAt)
                 }
             case .discarding(let head, let size, let receivedAt):
                 state = .discarding(head, size: size + chunk.readableBytes, receivedAt: receivedAt)
-            case .idle, .responding, .closing, .hanging, .streaming, .blocked:
+            case .idle, .awaitingUpload, .responding, .closing, .hanging, .streaming, .blocked:
                 break
             }
         case .end:
             switch state {
             case .receiving(let head, let body, let receivedAt):
+                if let due = upload?.due, due > .now() {
+                    awaitUpload(until: due, head: head, body: body, receivedAt: receivedAt, context: context)
+                    return
+                }
+                upload = nil
                 clock?.requestEnded()
                 state = .responding
                 let request = makeRequest(head, body: Data(buffer: body), receivedAt: receivedAt)
@@ -221,7 +238,10 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
                     respondLater(proxy, to: request, head: head, context: context)
                     return
                 }
-                let plan = responder.respond(to: request)
+                var plan = responder.respond(to: request)
+                if requestsBegun == 1, let profile = plan.network {
+                    plan.delay += profile.connectionSetup(timeScale: engine.configuration.timeScale)
+                }
                 inFlight = (plan.journalID, receivedAt)
                 execute(plan, for: head, context: context, keepAlive: head.isKeepAlive)
             case .discarding(let head, _, let receivedAt):
@@ -232,7 +252,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
                                               details: ["limit": .number(Double(maxRequestBodySize))])
                 inFlight = (engine.recordRejected(request, plan: plan), receivedAt)
                 execute(plan, for: head, context: context, keepAlive: false)
-            case .idle, .responding, .closing, .hanging, .streaming, .blocked:
+            case .idle, .awaitingUpload, .responding, .closing, .hanging, .streaming, .blocked:
                 break
             }
         }

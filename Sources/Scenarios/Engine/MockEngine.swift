@@ -12,6 +12,8 @@ public final class MockEngine: Responder {
     public let startedAt: Date
     /// Live events: every journal entry and every state change.
     public let events = EventHub()
+    /// Network-condition profiles: the server's, each session's, and per request.
+    public let network: NetworkConditions
     private let live: LiveAPIs
     private let preloaded: Locked<Preloaded>
 
@@ -30,6 +32,7 @@ public final class MockEngine: Responder {
         journal = Journal(capacity: configuration.journalCapacity, bodyLimit: configuration.journalBodyLimit,
                           byteBudget: configuration.journalByteBudget, responseBodyLimit: configuration.journalResponseBodyLimit)
         startedAt = configuration.timeSource.now()
+        network = NetworkConditions(server: configuration.network, seed: configuration.seed)
     }
 
     static func library(_ preloaded: Preloaded, _ configuration: EngineConfiguration) throws(FixtureError) -> ScenarioLibrary {
@@ -42,7 +45,14 @@ public final class MockEngine: Responder {
     }
 
     public func respond(to request: MockRequest) -> ResponsePlan {
-        var plan = scenarios.respond(to: request)
+        var plan: ResponsePlan
+        switch network.resolve(request.headers) {
+        case .failure(let error):
+            plan = ResponsePlan.error(400, error.description).answered(by: "network-profile")
+        case .success(let profile):
+            plan = scenarios.respond(to: request)
+            if let profile { network.shape(&plan, profile: profile, request: request, timeScale: configuration.timeScale) }
+        }
         plan.journalID = record(request, plan)
         return plan
     }
@@ -231,6 +241,9 @@ public struct EngineConfiguration: Sendable {
     public var strict: Bool
     /// Already-read fixtures and scenario files; nil reads them from the folders.
     public var preloaded: Preloaded?
+    /// The network profile every request goes through unless its session or its
+    /// `X-Mock-Network` header names another (nil: none).
+    public var network: NetworkProfile?
 
     public init(
         fixturesDirectory: URL,
@@ -248,7 +261,8 @@ public struct EngineConfiguration: Sendable {
         scenario: String = Scenario.happyPath.name,
         timeScale: Double = 1,
         strict: Bool = false,
-        preloaded: Preloaded? = nil
+        preloaded: Preloaded? = nil,
+        network: NetworkProfile? = nil
     ) {
         self.fixturesDirectory = fixturesDirectory
         self.restaurantVariant = restaurantVariant
@@ -266,6 +280,7 @@ public struct EngineConfiguration: Sendable {
         self.timeScale = timeScale
         self.strict = strict
         self.preloaded = preloaded
+        self.network = network
     }
 }
 

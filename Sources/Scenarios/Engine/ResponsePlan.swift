@@ -16,6 +16,9 @@ public struct ResponsePlan: Sendable {
     public var pacing: BodyPacing?
     /// A transport fault to carry out instead of (or in the middle of) the response.
     public var fault: Fault?
+    /// The network profile this answer goes through, if any (its effect is already in
+    /// `delay`, `pacing` and `fault`; the transport adds the connection's setup).
+    public var network: NetworkProfile?
     /// The journal entry of this answer, once recorded (the transport completes it).
     public var journalID: UInt64?
     /// An endless body: events from this hub are written as they come, until the client

@@ -53,6 +53,7 @@ extension ServeEvent {
         if let scenarioStep { object["scenarioStep"] = .string(scenarioStep) }
         if let fault { object["fault"] = .string(fault.rawValue) }
         if let session { object["session"] = .string(session) }
+        if let network { object["network"] = .string(network) }
         if let duration { object["durationMs"] = .number((duration * 10_000).rounded() / 10) }
         return .object(object)
     }

@@ -20,6 +20,8 @@ public struct ServeEvent: Sendable, Identifiable {
     public let delay: TimeInterval
     /// The session (`X-Mock-Session` header), if the request named one.
     public let session: String?
+    /// The network profile the exchange went through ("3G"), if any.
+    public let network: String?
     /// Seconds from receiving the request to the end of the response, once it ended
     /// (nil while in flight, for hangs and event streams).
     public internal(set) var duration: TimeInterval?

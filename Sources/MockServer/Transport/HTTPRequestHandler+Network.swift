@@ -1,0 +1,70 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Scenarios
+
+/// The uplink of a network profile: a request body is read no faster than the profile
+/// carries it. Reads are held while the body is ahead of its schedule (TCP's own flow
+/// control then slows the client), and the request is answered only once the uplink
+/// would have delivered its last byte: an upload takes the profile's time, never less.
+struct UploadPace {
+    let start: NIODeadline
+    /// Nanoseconds per byte (time-scaled).
+    let nanosecondsPerByte: Double
+    var bytes = 0
+
+    /// When the bytes read so far would have arrived.
+    var due: NIODeadline { start + .nanoseconds(Int64(Double(bytes) * nanosecondsPerByte)) }
+}
+
+extension HTTPRequestHandler {
+    /// The pace of `head`'s body, when its network profile limits the uplink (admin calls
+    /// are never slowed).
+    func uploadPace(for head: HTTPRequestHead) -> UploadPace? {
+        guard !AdminAPI.handles(String(head.uri.prefix { $0 != "?" })) else { return nil }
+        let headers = HeaderFields(head.headers.map { ($0.name, $0.value) })
+        guard case .success(let profile?) = engine.network.resolve(headers),
+              let rate = profile.uplinkBitsPerSecond, rate > 0 else { return nil }
+        let perByte = 8 / Double(rate) * 1e9 * engine.configuration.timeScale
+        return UploadPace(start: .now(), nanosecondsPerByte: perByte)
+    }
+
+    /// Counts `bytes` of body against the uplink; ahead of schedule, reading stops until
+    /// the schedule catches up.
+    func paceUpload(bytes: Int, context: ChannelHandlerContext) {
+        guard var pace = upload else { return }
+        pace.bytes += bytes
+        upload = pace
+        let due = pace.due
+        guard !uploadHeld, due > .now() + .milliseconds(1) else { return }
+        uploadHeld = true
+        clock?.bodyHeld()
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(deadline: due) {
+            let (handler, context) = bound.value
+            handler.releaseUpload(context: context)
+        }
+    }
+
+    private func releaseUpload(context: ChannelHandlerContext) {
+        guard uploadHeld else { return }
+        uploadHeld = false
+        guard context.channel.isActive else { return }
+        if case .receiving = state { clock?.bodyResumed() }
+        read(context: context)
+    }
+
+    /// The body is complete before the uplink could have carried it: answer at `due`.
+    func awaitUpload(until due: NIODeadline, head: HTTPRequestHead, body: ByteBuffer, receivedAt: Date, context: ChannelHandlerContext) {
+        state = .awaitingUpload(head, body, receivedAt: receivedAt)
+        clock?.bodyHeld()
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(deadline: due) {
+            let (handler, context) = bound.value
+            guard case .awaitingUpload(let head, let body, let receivedAt) = handler.state, context.channel.isActive else { return }
+            handler.state = .receiving(head, body, receivedAt: receivedAt)
+            handler.upload = nil
+            handler.handle(.end(nil), context: context)
+        }
+    }
+}

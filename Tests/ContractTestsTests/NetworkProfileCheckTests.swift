@@ -1,0 +1,55 @@
+import ContractTests
+import Foundation
+import MockFixtures
+import Scenarios
+import TestSupport
+import Testing
+
+/// Network profiles in contract checks (#16): a check names a profile (or switches to one
+/// mid-check), and the provider's calls go through it over either transport.
+@Suite struct NetworkProfileCheckTests {
+    typealias Check = ContractCheck<ReferenceRestaurantProvider>
+
+    static let checks: [Check] = [
+        Check("custom.order-over-3g", .required, "An order sent over 3G arrives, a round trip and its upload later",
+              network: .threeG) { run in
+            let start = Date()
+            _ = try await run.call("submitOrder") { try await run.provider.submitOrder(menuIDs: [1, 2]) }
+            let elapsed = Date().timeIntervalSince(start)
+            try run.require(elapsed >= NetworkProfile.threeG.roundTrip, "at least \(NetworkProfile.threeG.roundTrip) s", actual: "\(elapsed) s")
+            try run.require(run.engine.journal.entries().last?.network == "3G", "the order went over 3G",
+                            actual: "\(run.engine.journal.entries().last?.network ?? "no profile")")
+        },
+        Check("custom.dead-link-times-out", .required, "On a dead link (100 % loss) the provider gives up within its timeout") { run in
+            run.use(network: .totalLoss)
+            let outcome = await run.outcome(within: run.timeout + 3) { try await run.provider.categories() }
+            guard case .threw = outcome else {
+                throw ContractViolation(expected: "a thrown timeout", actual: outcome.summary)
+            }
+        },
+    ]
+
+    @Test(arguments: ContractTransport.allCases)
+    func checksPlayTheirProfile(transport: ContractTransport) async throws {
+        let configuration = SuiteConfiguration(fixturesDirectory: MockFixtures.directory, timeout: 2, transport: transport)
+        let report = await withTestGate(exclusive: false) {
+            await ContractSuite(name: "network", checks: Self.checks, configuration: configuration).run { context in
+                ReferenceRestaurantProvider(context: context, variant: .original)
+            }
+        }
+        #expect(report.passed, "\(report)")
+    }
+
+    /// A whole suite over a profile: every check's server plays it.
+    @Test func aSuiteWideProfileReachesEveryCheck() async throws {
+        let probe = Check("custom.probe", .required, "The suite's profile is played") { run in
+            _ = try await run.call("categories") { try await run.provider.categories() }
+            try run.require(run.engine.journal.entries().last?.network == "LTE", "LTE", actual: "\(run.engine.journal.entries().last?.network ?? "none")")
+        }
+        let configuration = SuiteConfiguration(fixturesDirectory: MockFixtures.directory, timeout: 2, network: .lte)
+        let report = await ContractSuite(name: "suite-wide", checks: [probe], configuration: configuration).run { context in
+            ReferenceRestaurantProvider(context: context, variant: .original)
+        }
+        #expect(report.passed, "\(report)")
+    }
+}
