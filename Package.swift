@@ -65,6 +65,7 @@ let package = Package(
             name: "MockServerCLI",
             dependencies: [
                 "MockServer",
+                "Scenarios",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -84,6 +85,7 @@ let package = Package(
             name: "mock-server-record",
             dependencies: [
                 "MockRecording",
+                "MockFixtures",
                 "MockServerCLI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -66,3 +66,25 @@ enum SignalSources {
     private static let kept = Locked([any DispatchSourceSignal]())
     static func keep(_ sources: [any DispatchSourceSignal]) { kept.withLock { $0 += sources } }
 }
+
+/// `--scenario NAME|FILE`: a file is loaded (and checked) and selected by its name.
+public enum ScenarioOption {
+    public static func resolve(_ value: String) throws(FixtureError) -> (name: String, extra: [Scenario]) {
+        var isDirectory: ObjCBool = false
+        let looksLikeFile = value.hasSuffix(".json") || value.contains("/")
+        if looksLikeFile || (FileManager.default.fileExists(atPath: value, isDirectory: &isDirectory) && !isDirectory.boolValue) {
+            let scenario = try ScenarioFile.load(URL(fileURLWithPath: value))
+            return (scenario.name, [scenario])
+        }
+        return (value, [])
+    }
+}
+
+
+/// Prints problems with fixture or scenario files, one per line, and exits with status 2.
+public func failForFixtures(_ error: FixtureError) -> ExitCode {
+    for problem in error.problems {
+        FileHandle.standardError.write(Data("error: \(problem)\n".utf8))
+    }
+    return ExitCode(2)
+}

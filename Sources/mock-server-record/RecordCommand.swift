@@ -5,13 +5,14 @@ import MockServer
 import MockServerCLI
 import Scenarios
 
-/// `mock-server-record [record options]`, or `mock-server-record drift [drift options]`
-/// (`mock-server record …` and `mock-server drift …` run these).
+/// `mock-server-record [record options]`, `mock-server-record drift [drift options]` or
+/// `mock-server-record proxy [proxy options]` (`mock-server record|drift|proxy …` run these).
 @main
 enum RecordMain {
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == "drift" { await UsageExit.main(DriftCommand.self, Array(arguments.dropFirst())) }
+        if arguments.first == "proxy" { await UsageExit.main(ProxyCommand.self, Array(arguments.dropFirst())) }
         await UsageExit.main(RecordCommand.self, arguments)
     }
 }

@@ -15,7 +15,7 @@ struct MockServerCommand: AsyncParsableCommand {
             Exit status: 0 after a clean stop (SIGINT/SIGTERM), 1 when the server cannot \
             listen (port in use), 2 for a bad fixture or scenario file or bad arguments.
             """,
-        subcommands: [Serve.self, RecordForwarder.self, DriftForwarder.self, Validate.self],
+        subcommands: [Serve.self, RecordForwarder.self, DriftForwarder.self, ProxyForwarder.self, Validate.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -38,25 +38,4 @@ struct FixtureOptions: ParsableArguments {
         if fixtures != nil { folders.append(directory(fixtures).appendingPathComponent("scenarios")) }
         return folders
     }
-}
-
-/// `--scenario NAME|FILE`: a file is loaded (and checked) and selected by its name.
-enum ScenarioOption {
-    static func resolve(_ value: String) throws(FixtureError) -> (name: String, extra: [Scenario]) {
-        var isDirectory: ObjCBool = false
-        let looksLikeFile = value.hasSuffix(".json") || value.contains("/")
-        if looksLikeFile || (FileManager.default.fileExists(atPath: value, isDirectory: &isDirectory) && !isDirectory.boolValue) {
-            let scenario = try ScenarioFile.load(URL(fileURLWithPath: value))
-            return (scenario.name, [scenario])
-        }
-        return (value, [])
-    }
-}
-
-/// Prints problems with fixture or scenario files, one per line, and exits with status 2.
-func failForFixtures(_ error: FixtureError) -> ExitCode {
-    for problem in error.problems {
-        FileHandle.standardError.write(Data("error: \(problem)\n".utf8))
-    }
-    return ExitCode(2)
 }

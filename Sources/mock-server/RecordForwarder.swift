@@ -63,3 +63,22 @@ struct DriftForwarder: ParsableCommand {
         RecordForwarder.exec(path, ["drift"] + arguments)
     }
 }
+
+/// `mock-server proxy ...` runs `mock-server-record proxy ...` (URLSession, like recording).
+struct ProxyForwarder: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "proxy",
+        abstract: "A chaos proxy: forward to a real server and play a scenario's latency, faults and sequences over its answers (runs mock-server-record proxy).",
+        discussion: "Every option goes to mock-server-record proxy; see `mock-server proxy --help`.")
+
+    @Argument(parsing: .captureForPassthrough, help: "Options for mock-server-record proxy.")
+    var arguments: [String] = []
+
+    func run() throws {
+        guard let path = RecordForwarder.recorderPath else {
+            FileHandle.standardError.write(Data("error: mock-server-record is not built next to mock-server; run `swift build --product mock-server-record`\n".utf8))
+            throw ExitCode(2)
+        }
+        RecordForwarder.exec(path, ["proxy"] + arguments)
+    }
+}

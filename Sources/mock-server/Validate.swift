@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MockServerCLI
 import Scenarios
 
 struct Validate: ParsableCommand {

@@ -268,6 +268,9 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
         promise.futureResult.whenSuccess { answer in
             let (handler, context) = bound.value
             var plan = answer
+            if handler.requestsBegun == 1, let profile = plan.network {
+                plan.delay += profile.connectionSetup(timeScale: engine.configuration.timeScale)
+            }
             plan.journalID = engine.record(request, plan)
             handler.inFlight = (plan.journalID, request.receivedAt)
             guard context.channel.isActive else {

@@ -57,6 +57,28 @@ public final class MockEngine: Responder {
         return plan
     }
 
+    /// The plan for `request` when the answer comes from elsewhere (a chaos proxy's real
+    /// server): the scenario decides first, `upstream` is asked only when the outcome wants
+    /// the real answer (a stub never reaches it), and the outcome's faults, delays and
+    /// throttles and the network profile are layered over what came back. Not journaled
+    /// here: the transport journals the plan when it writes it.
+    public func plan(for request: MockRequest, upstream: @Sendable (MockRequest) async -> ResponsePlan) async -> ResponsePlan {
+        let profile: NetworkProfile?
+        switch network.resolve(request.headers) {
+        case .failure(let error): return ResponsePlan.error(400, error.description).answered(by: "network-profile")
+        case .success(let resolved): profile = resolved
+        }
+        let decided: ScenarioEngine.Decided
+        switch scenarios.decide(request) {
+        case .failure(let rejected): return rejected.plan
+        case .success(let value): decided = value
+        }
+        let base = decided.asksInner ? await upstream(request) : scenarios.stubPlan(decided, request)
+        var plan = scenarios.finish(decided, base: base, request: request)
+        if let profile { network.shape(&plan, profile: profile, request: request, timeScale: configuration.timeScale) }
+        return plan
+    }
+
     /// Journals a request the transport answered itself (too large, malformed), so no
     /// request is ever missing from the journal.
     @discardableResult

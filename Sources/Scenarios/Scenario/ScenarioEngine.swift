@@ -124,9 +124,39 @@ public final class ScenarioEngine: Responder {
     }
 
     public func respond(to request: MockRequest) -> ResponsePlan {
+        switch decide(request) {
+        case .failure(let rejected):
+            return rejected.plan
+        case .success(let decided):
+            let base = decided.asksInner ? inner.respond(to: request) : basePlan(decided.outcome, request)
+            return finish(decided, base: base, request: request)
+        }
+    }
+
+    /// What the scenario decided for one request, before any answer exists: the rule and
+    /// step, the outcome and the sampled delay. A proxy fetches the answer from a real
+    /// server in between (`asksInner`) and then calls `finish`.
+    public struct Decided: Sendable {
+        public let scenario: Scenario
+        public let decision: ScenarioRuntime.Decision?
+        /// Seconds, before time-scaling.
+        public let delay: Double
+        public var outcome: Outcome { decision?.outcome ?? .simulator }
+        /// The answer comes from what the scenario layers over (the simulators, or a proxy's
+        /// upstream); otherwise `stubPlan` gives it.
+        public var asksInner: Bool {
+            if case .simulator = outcome.source { return true }
+            return false
+        }
+    }
+
+    public struct Rejected: Error { public let plan: ResponsePlan }
+
+    /// Picks the rule and outcome for `request` and advances counters and states; an
+    /// unknown scenario named in `X-Mock-Scenario` is rejected with a 400.
+    public func decide(_ request: MockRequest) -> Result<Decided, Rejected> {
         let session = request.headers[Self.sessionHeader] ?? Self.defaultSession
         let requested = request.headers[Self.scenarioHeader]
-        // Decide (rule, outcome, delay) under the lock; ask the simulator outside it.
         let chosen = state.withLock { state -> (Scenario, ScenarioRuntime.Decision?, Double)? in
             if let requested, state.library[requested] == nil { return nil }
             Self.touch(&state, session)
@@ -139,10 +169,20 @@ public final class ScenarioEngine: Responder {
             return decided.map { (scenario, $0.decision, $0.delay) } ?? (scenario, nil, 0)
         }
         guard let (scenario, decision, delay) = chosen else {
-            return .error(400, ScenarioSelectionError(name: requested ?? "", known: library.names).description)
+            return .failure(Rejected(plan: .error(400, ScenarioSelectionError(name: requested ?? "", known: library.names).description)))
         }
-        let outcome = decision?.outcome ?? .simulator
-        var plan = basePlan(outcome, request)
+        return .success(Decided(scenario: scenario, decision: decision, delay: delay))
+    }
+
+    /// The answer of an outcome that does not ask the inner responder (a stub).
+    public func stubPlan(_ decided: Decided, _ request: MockRequest) -> ResponsePlan {
+        basePlan(decided.outcome, request)
+    }
+
+    /// Layers the decided outcome over `base`: its transform, fault, delay and throttle.
+    public func finish(_ decided: Decided, base: ResponsePlan, request: MockRequest) -> ResponsePlan {
+        let (scenario, decision, outcome) = (decided.scenario, decided.decision, decided.outcome)
+        var plan = base
         if decision == nil, plan.status == 404, plan.answeredBy == nil, !scenario.rules.isEmpty {
             plan = Self.namingNearestRules(plan, scenario, request)
         }
@@ -151,7 +191,7 @@ public final class ScenarioEngine: Responder {
         }
         if let decision { plan.scenarioStep = "\(scenario.name)/\(decision.ruleName)#\(decision.step)" }
         plan.fault = outcome.fault
-        plan.delay = delay * timeScale
+        plan.delay = decided.delay * timeScale
         if let throttle = outcome.throttle ?? scenario.defaults.throttle {
             let schedule = throttle.schedule(bodySize: plan.body.count, timeScale: timeScale)
             plan.pacing = BodyPacing(chunkSize: schedule.chunkSize, interval: schedule.interval)
