@@ -27,6 +27,18 @@ def check(name, condition, detail=""):
     print(("✔ " if condition else "✘ ") + name + ("" if condition else f" — {detail}"), flush=True)
 
 
+def texts(driver, css, attribute=None):
+    """The texts (or an attribute) of the elements matching css, read again if the page
+    re-renders them meanwhile."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    for _ in range(20):
+        try:
+            return [e.get_attribute(attribute) if attribute else e.text for e in driver.find_elements(By.CSS_SELECTOR, css)]
+        except StaleElementReferenceException:
+            time.sleep(0.05)
+    return []
+
+
 def request(base, path, method="GET", body=None, headers=None):
     req = urllib.request.Request(base + path, data=body, method=method, headers=headers or {})
     try:
@@ -72,6 +84,21 @@ def main():
         wait.until(lambda d: all("…" not in r.text for r in d.find_elements(By.CSS_SELECTOR, "#requests tr")))
         check("durations arrive when responses end", all(" ms" in r.text for r in driver.find_elements(By.CSS_SELECTOR, "#requests tr")))
 
+        # The timeline plots every request (one circle each), coloured by status.
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#timeline circle")) >= 4)
+        statuses = sorted(texts(driver, "#timeline circle", "data-status"))
+        check("the timeline plots each request as a point", statuses == ["200", "200", "404", "500"], statuses)
+        classes = texts(driver, "#timeline circle", "class")
+        check("a 5xx point is drawn in the 5xx colour", "p5" in classes, classes)
+        ticks = texts(driver, "#timeline text")
+        check("the plot has a latency axis", "1 ms" in ticks and "10 ms" in ticks, ticks)
+
+        # Routes with hit counts: the menu route answered once.
+        wait.until(lambda d: any(r.startswith("restaurant.menu") and r.endswith(" 1") for r in texts(d, "#routes tr")))
+        routes = texts(driver, "#routes tr")
+        check("routes show their hit counts", any(r.startswith("restaurant.order") and r.endswith(" 1") for r in routes), routes)
+        check("a route never asked shows 0", any(r.startswith("restaurant.categories") and r.endswith(" 0") for r in routes), routes)
+
         order_row = next(r for r in driver.find_elements(By.CSS_SELECTOR, "#requests tr") if "/order" in r.text)
         order_row.click()
         wait.until(lambda d: '"answeredBy": "restaurant.order"' in d.find_element(By.ID, "details").text)
@@ -84,12 +111,31 @@ def main():
             time.sleep(0.1)
         check("the switcher switches the server's scenario", json.loads(request(base, "/__admin/scenarios")[1])["current"] == "flaky")
 
+        # Rules with hit counts and the state machine's state, switched to a scenario with one.
+        request(base, "/__admin/scenario", "PUT", b'{"name": "order-fails-then-succeeds"}', {"Content-Type": "application/json"})
+        wait.until(lambda d: "order-fails-then-succeeds" in d.find_element(By.ID, "scenario-title").text)
+        check("the machine starts in Started", "order: Started" in driver.find_element(By.ID, "machines").text,
+              driver.find_element(By.ID, "machines").text)
+        request(base, "/order", "POST", b'{"menuIds": [1]}', {"Content-Type": "application/json"})
+        wait.until(lambda d: "order: failed-once" in d.find_element(By.ID, "machines").text)
+        wait.until(lambda d: any(r.startswith("order-first-failure") and r.endswith(" 1") for r in texts(d, "#rules tr")))
+        rules = texts(driver, "#rules tr")
+        check("the rule that answered counts one hit and the machine moved",
+              any(r.startswith("order-first-failure") and r.endswith(" 1") for r in rules)
+              and any(r.startswith("order-second-failure") and r.endswith(" 0") for r in rules), rules)
+        check("a rule shows its state transition", any("order: Started → failed-once" in r for r in rules), rules)
+        request(base, "/__admin/scenario", "PUT", b'{"name": "flaky"}', {"Content-Type": "application/json"})
+
         request(base, "/api/products/16/secret-0016", "DELETE", headers={"identifier": "c4dedb6a-6d36-11ec-abfa-d5e5a5f1d3c1", "X-Mock-Scenario": "happy-path"})
         driver.find_element(By.ID, "reset-state").click()
         deadline = time.time() + 10
         while time.time() < deadline and request(base, "/api/products/16", headers={"X-Mock-Scenario": "happy-path"})[0] != 200:
             time.sleep(0.1)
         check("the reset button restores the fixtures", request(base, "/api/products/16", headers={"X-Mock-Scenario": "happy-path"})[0] == 200)
+        wait.until(lambda d: "Scenario flaky" in d.find_element(By.ID, "scenario-title").text)
+        check("the panel follows the scenario switch while requests keep coming", True)
+        rules = texts(driver, "#rules tr")
+        check("the flaky scenario's rule is listed with its hits", any(r.startswith("seeded-5xx") for r in rules), rules)
 
         os.makedirs(ARTIFACTS, exist_ok=True)
         shot = os.path.join(ARTIFACTS, "dashboard.png")

@@ -208,3 +208,47 @@ import FoundationNetworking
         }
     }
 }
+
+/// `GET /__admin/overview`: what the dashboard shows at a glance.
+@Suite struct AdminOverviewTests {
+    static func overview(_ server: TestServer, session: String? = nil) async throws -> [String: Any] {
+        let (data, response) = try await HTTP.get(server.url("/__admin/overview" + (session.map { "?session=\($0)" } ?? "")))
+        #expect(response.statusCode == 200)
+        return try #require(try HTTP.json(data) as? [String: Any])
+    }
+
+    static func hits(_ list: Any?, _ name: String) -> Int? {
+        (list as? [[String: Any]])?.first { $0["name"] as? String == name }?["hits"] as? Int
+    }
+
+    @Test func routesCountTheirHitsBeyondTheJournalsCapacity() async throws {
+        try await withServer(journalCapacity: 2) { server in
+            for _ in 0..<3 { _ = try await HTTP.get(server.url("/menu?category=soups")) }
+            _ = try await HTTP.get(server.url("/no-such-route"))
+            let overview = try await Self.overview(server)
+            #expect(Self.hits(overview["routes"], "restaurant.menu") == 3, "evicted entries still count")
+            #expect(Self.hits(overview["routes"], "restaurant.categories") == 0)
+            #expect((overview["other"] as? [String: Any])?["unmatched"] as? Int == 1)
+        }
+    }
+
+    @Test func rulesCountTheirHitsAndMachinesShowTheirStatePerSession() async throws {
+        try await withServer(scenario: "order-fails-then-succeeds") { server in
+            var request = URLRequest(url: server.url("/order"))
+            request.httpMethod = "POST"
+            request.httpBody = Data(#"{"menuIds": [1]}"#.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.setValue("tester", forHTTPHeaderField: "X-Mock-Session")
+            _ = try await HTTP.send(request)
+            let mine = try await Self.overview(server, session: "tester")
+            let scenario = try #require(mine["scenario"] as? [String: Any])
+            #expect(scenario["name"] as? String == "order-fails-then-succeeds")
+            #expect(Self.hits(scenario["rules"], "order-first-failure") == 1)
+            #expect(Self.hits(scenario["rules"], "order-second-failure") == 0)
+            #expect((scenario["machines"] as? [String: String]) == ["order": "failed-once"])
+            let other = try #require(try await Self.overview(server)["scenario"] as? [String: Any])
+            #expect((other["machines"] as? [String: String]) == ["order": "Started"], "another session is untouched")
+            #expect(Self.hits(other["rules"], "order-first-failure") == 0)
+        }
+    }
+}

@@ -30,6 +30,9 @@ public final class Journal: Sendable {
         /// The oldest id still kept (`total + 1` when nothing is kept).
         var oldestID: UInt64 = 1
         var keptBytes = 0
+        /// Requests per answerer (a route's or rule's name, `unmatched`) since the start or
+        /// the last clear; evictions do not lower them.
+        var hits: [String: Int] = [:]
 
         func slot(_ id: UInt64, capacity: Int) -> Int { Int((id - firstID) % UInt64(capacity)) }
     }
@@ -62,6 +65,10 @@ public final class Journal: Sendable {
         let capacity = capacity, budget = byteBudget
         return storage.withLock { storage in
             storage.total += 1
+            let answerer = plan.answeredBy ?? Self.unmatched
+            // Answerers are routes and rules, a fixed set; the bound is a safeguard.
+            let key = storage.hits[answerer] != nil || storage.hits.count < Self.maxHitKeys ? answerer : Self.otherAnswerers
+            storage.hits[key, default: 0] += 1
             let event = ServeEvent(
                 id: storage.total, receivedAt: request.receivedAt, request: recorded,
                 status: plan.status, responseHeaders: plan.headers,
@@ -167,6 +174,16 @@ public final class Journal: Sendable {
             storage.firstID = storage.total + 1
             storage.oldestID = storage.total + 1
             storage.keptBytes = 0
+            storage.hits = [:]
         }
     }
+
+    static let unmatched = "unmatched"
+    static let otherAnswerers = "other"
+    /// The most answerers counted apart.
+    public static let maxHitKeys = 1024
+
+    /// How many requests each route or rule answered (`unmatched`: nothing did), counted
+    /// for every request since the start or the last `clear()`, evicted ones included.
+    public func hitCounts() -> [String: Int] { storage.withLock { $0.hits } }
 }

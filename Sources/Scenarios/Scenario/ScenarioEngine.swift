@@ -115,6 +115,16 @@ public final class ScenarioEngine: Responder {
         }
     }
 
+    /// A session's current scenario with how often each rule answered (by index) and
+    /// its state machines: what the dashboard shows.
+    public func activity(session: String = ScenarioEngine.defaultSession) -> (scenario: Scenario, hits: [Int: Int], states: [String: String]) {
+        state.withLock { state in
+            let name = state.sessions[session]?.scenario ?? state.current
+            let runtime = state.sessions[session]?.runtimes[name]
+            return (state.library[name] ?? .happyPath, runtime?.hits ?? [:], runtime?.machines ?? [:])
+        }
+    }
+
     /// The state machines of a session's current scenario, for the admin API.
     public func machineStates(session: String = ScenarioEngine.defaultSession) -> (scenario: String, states: [String: String]) {
         state.withLock { state in
