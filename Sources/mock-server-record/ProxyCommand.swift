@@ -21,8 +21,7 @@ struct ProxyCommand: AsyncParsableCommand {
             Exit status: 0 after a clean stop, 1 when it cannot listen, 2 for bad arguments or scenario files.
             """)
 
-    @Option(help: ArgumentHelp("The real server, e.g. http://localhost:8080 or https://example.com/api.", valueName: "url"))
-    var upstream: String
+    @OptionGroup var connection: UpstreamOptions
 
     @Option(help: ArgumentHelp("The scenario to play: a shipped one's name (flaky, server-errors, …), one in --scenarios, or a scenario file.", valueName: "name|file"))
     var scenario = Scenario.happyPath.name
@@ -39,41 +38,21 @@ struct ProxyCommand: AsyncParsableCommand {
     @Option(name: .customLong("time-scale"), help: "Multiply every delay and throttle interval by this factor.")
     var timeScale = 1.0
 
-    @Option(help: "The address to listen on.")
-    var host = "127.0.0.1"
-
-    @Option(help: "The port to listen on; 0 picks a free port.")
-    var port = 8080
-
-    @Option(name: .customLong("upstream-timeout"), help: "Seconds to wait for the upstream before answering 502.")
-    var upstreamTimeout = 30.0
-
     @Option(name: .customLong("admin-token"), help: ArgumentHelp("Require this token on every /__admin call.", valueName: "token"))
     var adminToken: String?
 
-    @Option(name: .customLong("log-level"), help: "Log detail on standard error.")
-    var logLevel: LogLevelOption = .info
-
-    var upstreamURL: URL? {
-        guard let url = URL(string: upstream), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil,
-              url.query == nil else { return nil }
-        return url
-    }
-
     func validate() throws {
-        guard upstreamURL != nil else { throw ValidationError("--upstream must be an http:// or https:// URL with a host and no query, e.g. http://localhost:8080") }
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
-        guard upstreamTimeout > 0 else { throw ValidationError("--upstream-timeout must be positive") }
+        try connection.check()
         guard timeScale >= 0, timeScale.isFinite else { throw ValidationError("--time-scale must be zero or more") }
         if let network, NetworkProfile.preset(named: network) == nil { throw ValidationError(NetworkProfileError.unknown(network).description) }
-        if !ServerConfiguration.isLoopback(host) && adminToken == nil {
-            throw ValidationError("--host \(host) lets other machines connect: give --admin-token TOKEN")
+        if !ServerConfiguration.isLoopback(connection.host) && adminToken == nil {
+            throw ValidationError("--host \(connection.host) lets other machines connect: give --admin-token TOKEN")
         }
     }
 
     func run() async throws {
-        let logger = logLevel.bootstrap()
-        guard let upstreamURL else { throw ExitCode(2) }
+        let logger = connection.logLevel.bootstrap()
+        guard let upstreamURL = connection.upstreamURL else { throw ExitCode(2) }
         let engine: MockEngine
         do {
             let selection = try ScenarioOption.resolve(scenario)
@@ -87,8 +66,8 @@ struct ProxyCommand: AsyncParsableCommand {
         } catch {
             throw failForFixtures(error)
         }
-        let proxy = ChaosProxy(engine: engine, upstream: UpstreamProxy(upstream: upstreamURL, timeout: upstreamTimeout, logger: logger))
-        let server = MockHTTPServer(engine: engine, configuration: ServerConfiguration(host: host, port: port, adminToken: adminToken),
+        let proxy = ChaosProxy(engine: engine, upstream: UpstreamProxy(upstream: upstreamURL, timeout: connection.upstreamTimeout, logger: logger))
+        let server = MockHTTPServer(engine: engine, configuration: ServerConfiguration(host: connection.host, port: connection.port, adminToken: adminToken),
                                     proxy: proxy, logger: logger)
         try await listen(server)
         logger.info("proxying", metadata: ["upstream": "\(upstreamURL.absoluteString)", "scenario": "\(engine.scenarios.currentScenario)"])

@@ -29,8 +29,7 @@ struct RecordCommand: AsyncParsableCommand {
             Exit status: 0 after a clean stop, 1 when it cannot listen, 2 for bad arguments.
             """)
 
-    @Option(help: ArgumentHelp("The real server, e.g. http://localhost:8080 or https://example.com/api.", valueName: "url"))
-    var upstream: String
+    @OptionGroup var connection: UpstreamOptions
 
     @Option(help: ArgumentHelp("Where the recording goes (created if missing).", valueName: "dir"))
     var out: String
@@ -40,6 +39,48 @@ struct RecordCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("match-header"), help: ArgumentHelp("A request header that tells recorded requests apart (e.g. an API key); repeat for several.", valueName: "name"))
     var matchHeaders: [String] = []
+
+    func validate() throws {
+        try connection.check()
+        guard !name.isEmpty, !name.contains("/"), !name.hasPrefix(".") else { throw ValidationError("--name must be a plain file name") }
+    }
+
+    func run() async throws {
+        let logger = connection.logLevel.bootstrap()
+        guard let upstreamURL = connection.upstreamURL else { throw ExitCode(2) }
+        let directory = URL(fileURLWithPath: out, isDirectory: true)
+        let recorder: Recorder
+        do {
+            recorder = try Recorder(directory: directory, name: name, upstream: upstreamURL.absoluteString, matchHeaders: matchHeaders)
+        } catch {
+            FileHandle.standardError.write(Data("error: cannot write the recording in \(directory.path): \(error.localizedDescription)\n".utf8))
+            throw ExitCode(2)
+        }
+        // The engine only journals here (the dashboard and /__admin/requests show the traffic).
+        let engine = try MockEngine(configuration: EngineConfiguration(
+            fixturesDirectory: directory, scenarioDirectories: [], preloaded: .nothing))
+        let proxy = UpstreamProxy(upstream: upstreamURL, timeout: connection.upstreamTimeout, recorder: recorder, logger: logger)
+        let server = MockHTTPServer(engine: engine, configuration: ServerConfiguration(host: connection.host, port: connection.port),
+                                    proxy: proxy, logger: logger)
+        try await listen(server)
+        logger.info("recording", metadata: ["upstream": "\(proxy.upstream)", "scenario": "\(recorder.scenarioFile.path)"])
+
+        _ = await StopSignal.next()
+        await server.stop()
+        let count = await recorder.count
+        FileHandle.standardOutput.write(Data("""
+            Recorded \(count) request\(count == 1 ? "" : "s") to \(recorder.scenarioFile.path)
+            Replay: mock-server serve --fixtures \(out) --scenario \(name)
+
+            """.utf8))
+    }
+}
+
+/// What the commands that sit in front of a real server share: the upstream, where to
+/// listen, how long to wait, how much to log.
+struct UpstreamOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The real server, e.g. http://localhost:8080 or https://example.com/api.", valueName: "url"))
+    var upstream: String
 
     @Option(help: "The address to listen on.")
     var host = "127.0.0.1"
@@ -59,39 +100,10 @@ struct RecordCommand: AsyncParsableCommand {
         return url
     }
 
-    func validate() throws {
+    /// Called from each command's `validate()`.
+    func check() throws {
         guard upstreamURL != nil else { throw ValidationError("--upstream must be an http:// or https:// URL with a host and no query, e.g. http://localhost:8080") }
-        guard !name.isEmpty, !name.contains("/"), !name.hasPrefix(".") else { throw ValidationError("--name must be a plain file name") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard upstreamTimeout > 0 else { throw ValidationError("--upstream-timeout must be positive") }
-    }
-
-    func run() async throws {
-        let logger = logLevel.bootstrap()
-        guard let upstreamURL else { throw ExitCode(2) }
-        let directory = URL(fileURLWithPath: out, isDirectory: true)
-        let recorder: Recorder
-        do {
-            recorder = try Recorder(directory: directory, name: name, upstream: upstreamURL.absoluteString, matchHeaders: matchHeaders)
-        } catch {
-            FileHandle.standardError.write(Data("error: cannot write the recording in \(directory.path): \(error.localizedDescription)\n".utf8))
-            throw ExitCode(2)
-        }
-        // The engine only journals here (the dashboard and /__admin/requests show the traffic).
-        let engine = try MockEngine(configuration: EngineConfiguration(
-            fixturesDirectory: directory, scenarioDirectories: [], preloaded: .nothing))
-        let proxy = UpstreamProxy(upstream: upstreamURL, timeout: upstreamTimeout, recorder: recorder, logger: logger)
-        let server = MockHTTPServer(engine: engine, configuration: ServerConfiguration(host: host, port: port), proxy: proxy, logger: logger)
-        try await listen(server)
-        logger.info("recording", metadata: ["upstream": "\(proxy.upstream)", "scenario": "\(recorder.scenarioFile.path)"])
-
-        _ = await StopSignal.next()
-        await server.stop()
-        let count = await recorder.count
-        FileHandle.standardOutput.write(Data("""
-            Recorded \(count) request\(count == 1 ? "" : "s") to \(recorder.scenarioFile.path)
-            Replay: mock-server serve --fixtures \(out) --scenario \(name)
-
-            """.utf8))
     }
 }

@@ -26,12 +26,15 @@ struct RecordForwarder: ParsableCommand {
         return FileManager.default.isExecutableFile(atPath: sibling) ? sibling : nil
     }
 
-    func run() throws {
-        guard let path = Self.recorderPath else {
+    func run() throws { try Self.forward(arguments) }
+
+    /// Runs `mock-server-record ARGUMENTS` in place of this process; exit 2 when it is not built.
+    static func forward(_ arguments: [String]) throws {
+        guard let path = recorderPath else {
             FileHandle.standardError.write(Data("error: mock-server-record is not built next to mock-server; run `swift build --product mock-server-record` (or `swift run mock-server-record ...`)\n".utf8))
             throw ExitCode(2)
         }
-        Self.exec(path, arguments)
+        exec(path, arguments)
     }
 
     /// Replaces this process with `mock-server-record ARGUMENTS`.
@@ -55,13 +58,7 @@ struct DriftForwarder: ParsableCommand {
     @Argument(parsing: .captureForPassthrough, help: "Options for mock-server-record drift.")
     var arguments: [String] = []
 
-    func run() throws {
-        guard let path = RecordForwarder.recorderPath else {
-            FileHandle.standardError.write(Data("error: mock-server-record is not built next to mock-server; run `swift build --product mock-server-record`\n".utf8))
-            throw ExitCode(2)
-        }
-        RecordForwarder.exec(path, ["drift"] + arguments)
-    }
+    func run() throws { try RecordForwarder.forward(["drift"] + arguments) }
 }
 
 /// `mock-server proxy ...` runs `mock-server-record proxy ...` (URLSession, like recording).
@@ -74,11 +71,5 @@ struct ProxyForwarder: ParsableCommand {
     @Argument(parsing: .captureForPassthrough, help: "Options for mock-server-record proxy.")
     var arguments: [String] = []
 
-    func run() throws {
-        guard let path = RecordForwarder.recorderPath else {
-            FileHandle.standardError.write(Data("error: mock-server-record is not built next to mock-server; run `swift build --product mock-server-record`\n".utf8))
-            throw ExitCode(2)
-        }
-        RecordForwarder.exec(path, ["proxy"] + arguments)
-    }
+    func run() throws { try RecordForwarder.forward(["proxy"] + arguments) }
 }
