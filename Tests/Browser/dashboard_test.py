@@ -141,6 +141,27 @@ def main():
         shot = os.path.join(ARTIFACTS, "dashboard.png")
         driver.save_screenshot(shot)
         check("a screenshot is kept", os.path.getsize(shot) > 10_000, shot)
+
+        # A chaos proxy in front of this server shows its real traffic on its own dashboard.
+        proxy = subprocess.Popen([BINARY, "proxy", "--upstream", base, "--port", "0", "--scenario", "order-fails-then-succeeds"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        try:
+            proxy_base = proxy.stdout.readline().strip().removeprefix("Listening on ")
+            check("the proxy starts", proxy_base.startswith("http://127.0.0.1:"), proxy_base)
+            driver.get(proxy_base + "/__admin/ui")
+            wait.until(lambda d: d.find_element(By.ID, "status").text == "live")
+            request(proxy_base, "/categories")
+            request(proxy_base, "/order", "POST", b'{"menuIds": [1]}', {"Content-Type": "application/json"})
+            wait.until(lambda d: len(texts(d, "#requests tr")) >= 2)
+            rows = texts(driver, "#requests tr")
+            check("the proxy's dashboard shows the real answer and the stubbed one",
+                  any("GET /categories 200" in r for r in rows) and any("POST /order 500" in r and "order-first-failure#1" in r for r in rows), rows)
+            wait.until(lambda d: "proxy 1" in d.find_element(By.ID, "other").text)
+            check("answers from the upstream are counted as the proxy's", "scenario-stub 1" in driver.find_element(By.ID, "other").text,
+                  driver.find_element(By.ID, "other").text)
+        finally:
+            proxy.terminate()
+            proxy.wait(timeout=10)
     except Exception as error:  # a failure to drive the browser is a failed test, with its reason
         check("the browser test ran to the end", False, repr(error))
     finally:
