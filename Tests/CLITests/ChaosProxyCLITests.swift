@@ -102,6 +102,18 @@ import FoundationNetworking
         _ = await upstream.waitForExit()
     }
 
+    /// `--help` is part of the interface: the proxy's, and `--network` in serve's.
+    @Test func helpDescribesTheProxyAndTheNetworkFlag() async throws {
+        let (status, help, _) = try await MockServerProcess.run(["proxy", "--help"])
+        #expect(status == 0)
+        for phrase in ["--upstream <url>", "--scenario <name|file>", "--network <profile>", "X-Mock-Session", "Nothing is recorded"] {
+            #expect(help.contains(phrase), "\(phrase) missing from: \(help)")
+        }
+        let (serveStatus, serveHelp, _) = try await MockServerProcess.run(["serve", "--help"])
+        #expect(serveStatus == 0)
+        #expect(serveHelp.contains("--network <profile>") && serveHelp.contains("Very Bad Network"), "\(serveHelp)")
+    }
+
     @Test func badArgumentsExitTwo() async throws {
         let (noScheme, _, message) = try await MockServerProcess.run(["proxy", "--upstream", "localhost:8080"])
         #expect(noScheme == 2)
