@@ -19,6 +19,11 @@ import Scenarios
 ///   in arrays and objects (`[1,]`, found by this fuzzer); RFC 8259 forbids it, as do
 ///   Python's and JavaScript's parsers, and ours refuses it. Only inputs that do parse
 ///   once their trailing commas are removed are let through.
+/// - Foundation checks a number's range only when it converts the value, and it never
+///   converts a duplicate key's overridden value, so `{"a":[1e9999],"a":0}` passes
+///   `JSONSerialization` and `JSONDecoder` (found by this fuzzer). Ours refuses every number
+///   past `Double`'s range, wherever it stands, as RFC 8259 §6 allows. Only inputs that
+///   hold such a number are let through.
 enum FuzzJSON {
     /// Nesting past which Foundation itself is not asked: swift-foundation's scanner dies
     /// (a deadly signal in `JSONError.SourceLocation`, under the fuzzer's instrumented
@@ -44,7 +49,7 @@ enum FuzzJSON {
             FuzzDriver.fail("ours accepts what Foundation refuses: \(value) from \(Array(data.prefix(64)))")
         case (nil, .some):
             if decoded == nil { return }   // JSONDecoder refuses it too (`4e888`)
-            if depth(data) > JSONValue.maximumParsingDepth || !isPlainUTF8(data) { return }
+            if depth(data) > JSONValue.maximumParsingDepth || !isPlainUTF8(data) || hasOutOfRangeNumber(data) { return }
             if let stripped = withoutTrailingCommas(data), stripped != data {
                 // Refusing is right; what remains must then be read alike.
                 if let value = JSONValue(parsing: stripped), let object = try? JSONSerialization.jsonObject(with: stripped, options: [.fragmentsAllowed]) {
@@ -135,6 +140,29 @@ enum FuzzJSON {
             out.append(byte)
         }
         return removed ? Data(out) : nil
+    }
+
+    /// Whether a number token outside strings is past `Double`'s range (reads as ±inf).
+    static func hasOutOfRangeNumber(_ data: Data) -> Bool {
+        var token = [UInt8](), inString = false, escaped = false
+        func overflows() -> Bool {
+            defer { token.removeAll() }
+            guard !token.isEmpty, let value = Double(String(decoding: token, as: UTF8.self)) else { return false }
+            return value.isInfinite
+        }
+        for byte in data {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            if (byte >= 0x30 && byte <= 0x39) || [UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(byte) {
+                token.append(byte)
+                continue
+            }
+            if overflows() { return true }
+            if byte == UInt8(ascii: "\"") { inString = true }
+        }
+        return overflows()
     }
 
     static func depth(_ data: Data) -> Int {
