@@ -46,12 +46,12 @@ public final class MockEngine: Responder {
 
     public func respond(to request: MockRequest) -> ResponsePlan {
         var plan: ResponsePlan
-        switch network.resolve(request.headers) {
-        case .failure(let error):
-            plan = ResponsePlan.error(400, error.description).answered(by: "network-profile")
-        case .success(let profile):
-            plan = scenarios.respond(to: request)
-            if let profile { network.shape(&plan, profile: profile, request: request, timeScale: configuration.timeScale) }
+        switch prepare(request) {
+        case .answered(let answer):
+            plan = answer
+        case .decided(let decided, let profile):
+            let base = decided.asksInner ? live.respond(to: request) : scenarios.stubPlan(decided, request)
+            plan = complete(decided, profile, base: base, request: request)
         }
         plan.journalID = record(request, plan)
         return plan
@@ -60,20 +60,41 @@ public final class MockEngine: Responder {
     /// The plan for `request` when the answer comes from elsewhere (a chaos proxy's real
     /// server): the scenario decides first, `upstream` is asked only when the outcome wants
     /// the real answer (a stub never reaches it), and the outcome's faults, delays and
-    /// throttles and the network profile are layered over what came back. Not journaled
-    /// here: the transport journals the plan when it writes it.
+    /// throttles and the network profile are layered over what came back, as over the
+    /// simulators in `respond(to:)`. Not journaled here: the transport journals the plan
+    /// when it writes it.
     public func plan(for request: MockRequest, upstream: @Sendable (MockRequest) async -> ResponsePlan) async -> ResponsePlan {
+        switch prepare(request) {
+        case .answered(let answer):
+            return answer
+        case .decided(let decided, let profile):
+            let base = decided.asksInner ? await upstream(request) : scenarios.stubPlan(decided, request)
+            return complete(decided, profile, base: base, request: request)
+        }
+    }
+
+    /// A request either answered already (a bad `X-Mock-Network` or `X-Mock-Scenario`) or
+    /// decided by the scenario, with the network profile it goes through.
+    enum Preparation {
+        case answered(ResponsePlan)
+        case decided(ScenarioEngine.Decided, NetworkProfile?)
+    }
+
+    /// Resolves the network profile and lets the scenario decide (counters and states move).
+    func prepare(_ request: MockRequest) -> Preparation {
         let profile: NetworkProfile?
         switch network.resolve(request.headers) {
-        case .failure(let error): return ResponsePlan.error(400, error.description).answered(by: "network-profile")
+        case .failure(let error): return .answered(ResponsePlan.error(400, error.description).answered(by: "network-profile"))
         case .success(let resolved): profile = resolved
         }
-        let decided: ScenarioEngine.Decided
         switch scenarios.decide(request) {
-        case .failure(let rejected): return rejected.plan
-        case .success(let value): decided = value
+        case .failure(let rejected): return .answered(rejected.plan)
+        case .success(let decided): return .decided(decided, profile)
         }
-        let base = decided.asksInner ? await upstream(request) : scenarios.stubPlan(decided, request)
+    }
+
+    /// The decided outcome over `base`, then the network profile.
+    func complete(_ decided: ScenarioEngine.Decided, _ profile: NetworkProfile?, base: ResponsePlan, request: MockRequest) -> ResponsePlan {
         var plan = scenarios.finish(decided, base: base, request: request)
         if let profile { network.shape(&plan, profile: profile, request: request, timeScale: configuration.timeScale) }
         return plan
