@@ -29,6 +29,13 @@ extension HTTPRequestHandler {
         return UploadPace(start: .now(), nanosecondsPerByte: perByte)
     }
 
+    /// A connection's first answer under a profile also waits for the DNS lookup and the
+    /// TCP handshake.
+    func addConnectionSetup(to plan: inout ResponsePlan) {
+        guard requestsBegun == 1, let profile = plan.network else { return }
+        plan.delay += profile.connectionSetup(timeScale: engine.configuration.timeScale)
+    }
+
     /// Counts `bytes` of body against the uplink; ahead of schedule, reading stops until
     /// the schedule catches up.
     func paceUpload(bytes: Int, context: ChannelHandlerContext) {

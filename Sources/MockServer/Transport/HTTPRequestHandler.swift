@@ -239,9 +239,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
                     return
                 }
                 var plan = responder.respond(to: request)
-                if requestsBegun == 1, let profile = plan.network {
-                    plan.delay += profile.connectionSetup(timeScale: engine.configuration.timeScale)
-                }
+                addConnectionSetup(to: &plan)
                 inFlight = (plan.journalID, receivedAt)
                 execute(plan, for: head, context: context, keepAlive: head.isKeepAlive)
             case .discarding(let head, _, let receivedAt):
@@ -268,9 +266,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
         promise.futureResult.whenSuccess { answer in
             let (handler, context) = bound.value
             var plan = answer
-            if handler.requestsBegun == 1, let profile = plan.network {
-                plan.delay += profile.connectionSetup(timeScale: engine.configuration.timeScale)
-            }
+            handler.addConnectionSetup(to: &plan)
             plan.journalID = engine.record(request, plan)
             handler.inFlight = (plan.journalID, request.receivedAt)
             guard context.channel.isActive else {
