@@ -29,8 +29,19 @@ public enum LogLevelOption: String, ExpressibleByArgument, CaseIterable, Sendabl
 public func listen(_ server: MockHTTPServer) async throws -> BoundAddress {
     do {
         let address = try await server.start()
-        FileHandle.standardOutput.write(Data("Listening on \(address.baseURL)\n".utf8))
+        var lines = "Listening on \(address.baseURL)\n"
+        if let secure = address.secureBaseURL, !address.isSecure { lines += "Listening on \(secure)\n" }
+        if let ca = await server.certificateAuthority {
+            // Where to trust it from, once per simulator, device or machine.
+            lines += "HTTPS certificate from the local CA \(ca.certificateURL.path) (SHA-256 \(ca.fingerprint)); "
+                + "trust it with `mock-server ca --simulator booted`, or on a device from \(address.baseURL)/__admin/ca.mobileconfig\n"
+        }
+        FileHandle.standardOutput.write(Data(lines.utf8))
         return address
+    } catch ServerError.tls(let error) {
+        // A CA folder that cannot be used is bad input, like a bad fixture file.
+        FileHandle.standardError.write(Data("error: cannot serve HTTPS: \(error)\n".utf8))
+        throw ExitCode(2)
     } catch let error as ServerError {
         FileHandle.standardError.write(Data("error: \(error)\n".utf8))
         throw ExitCode(1)

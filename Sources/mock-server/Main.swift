@@ -37,11 +37,13 @@ extension ServeSettings {
         if rest.first == "serve" { rest = rest.dropFirst() }
         var seen = Set<String>()
         while let name = rest.popFirst() {
-            guard name.hasPrefix("--"), !name.utf8.contains(UInt8(ascii: "=")), name == "--variant" || seen.insert(name).inserted else { return nil }
+            guard name.hasPrefix("--"), !name.utf8.contains(UInt8(ascii: "=")), name == "--variant" || name == "--san" || seen.insert(name).inserted else { return nil }
             switch name {
             case "--watch": watch = true; continue
             case "--admin-open": adminOpen = true; continue
             case "--strict": strict = true; continue
+            case "--tls": tls = true; continue
+            case "--no-http2": noHTTP2 = true; continue
             default: break
             }
             guard let value = rest.popFirst(), !value.hasPrefix("-") else { return nil }
@@ -64,6 +66,9 @@ extension ServeSettings {
             case "--max-head-size": guard let number = Int(value) else { return nil }; maxHeadSize = number
             case "--max-connections": guard let number = Int(value) else { return nil }; maxConnections = number
             case "--admin-token": adminToken = value
+            case "--tls-port": guard let number = Int(value) else { return nil }; tlsPort = number
+            case "--ca-dir": caDirectory = value
+            case "--san": san.append(value)
             default: return nil
             }
         }

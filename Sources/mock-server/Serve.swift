@@ -75,6 +75,21 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Restore state (Open Market catalogue, uploads, scenario states) from this file at start if it exists, and save it there at a clean stop.", valueName: "file"))
     var state: String?
 
+    @Flag(help: "Serve HTTPS (HTTP/2 by ALPN, else HTTP/1.1) on --port, with a certificate from the local CA (see `mock-server ca`).")
+    var tls = false
+
+    @Option(name: .customLong("tls-port"), help: ArgumentHelp("Serve HTTPS on this port too (0 picks a free one), and plain HTTP on --port. Implies --tls.", valueName: "port"))
+    var tlsPort: Int?
+
+    @Option(name: .customLong("ca-dir"), help: ArgumentHelp("The local CA's folder; created on first use. Default: ~/.mock-server/ca.", valueName: "dir"))
+    var caDirectory: String?
+
+    @Option(name: .customLong("san"), help: ArgumentHelp("One more name the HTTPS certificate covers (DNS name or IP address); repeat for several. It always covers localhost, 127.0.0.1, ::1, the host name, <host>.local and the machine's addresses.", valueName: "name"))
+    var san: [String] = []
+
+    @Flag(name: .customLong("no-http2"), help: "With --tls, offer HTTP/1.1 only (no h2 in ALPN).")
+    var noHTTP2 = false
+
     func validate() throws {
         if let problem = settings.problem { throw ValidationError(problem) }
     }
@@ -86,7 +101,8 @@ struct Serve: AsyncParsableCommand {
                       journalMaxBytes: journalMaxBytes, scenario: scenario,
                       timeScale: timeScale, seed: seed, watch: watch, strict: strict, threads: threads, state: state,
                       idleTimeout: idleTimeout, headTimeout: headTimeout, maxHeadSize: maxHeadSize,
-                      maxConnections: maxConnections, adminToken: adminToken, adminOpen: adminOpen, network: network)
+                      maxConnections: maxConnections, adminToken: adminToken, adminOpen: adminOpen, network: network,
+                      tls: tls, tlsPort: tlsPort, caDirectory: caDirectory, san: san, noHTTP2: noHTTP2)
     }
 
     func run() async throws {
@@ -119,6 +135,11 @@ struct ServeSettings: Equatable, Sendable {
     var adminToken: String?
     var adminOpen = false
     var network: String?
+    var tls = false
+    var tlsPort: Int?
+    var caDirectory: String?
+    var san: [String] = []
+    var noHTTP2 = false
 
     static let defaults = ServeSettings()
 
@@ -151,7 +172,22 @@ struct ServeSettings: Equatable, Sendable {
         }
         do { _ = try VariantSelection.parse(variants) } catch { return error.description }
         if let network, NetworkProfile.preset(named: network) == nil { return NetworkProfileError.unknown(network).description }
+        if let tlsPort, !(0...65535).contains(tlsPort) { return "--tls-port must be between 0 and 65535" }
+        if let tlsPort, tlsPort == port, port != 0 { return "--tls-port must differ from --port (HTTP stays on --port)" }
+        if let bad = san.first(where: { SubjectName(parsing: $0) == nil }) {
+            return "--san \(bad) is neither a DNS name nor an IP address"
+        }
+        if !usesTLS && (caDirectory != nil || !san.isEmpty || noHTTP2) { return "--ca-dir, --san and --no-http2 need --tls or --tls-port" }
         return nil
+    }
+
+    /// Whether the server speaks HTTPS (`--tls`, or `--tls-port`, which implies it).
+    var usesTLS: Bool { tls || tlsPort != nil }
+
+    var tlsSettings: TLSSettings? {
+        guard usesTLS else { return nil }
+        return TLSSettings(caDirectory: caDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? LocalCA.defaultDirectory,
+                           extraNames: san.compactMap(SubjectName.init(parsing:)), port: tlsPort, http2: !noHTTP2)
     }
 
     var fixturesDirectory: URL { FixtureOptions.directory(fixtures) }
@@ -188,7 +224,8 @@ struct ServeSettings: Equatable, Sendable {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads ?? UsableCores.count)
         let server = MockHTTPServer(
             engine: engine,
-            configuration: ServerConfiguration(host: host, port: port, maxRequestBodySize: maxBodySize, limits: limits, adminToken: adminToken),
+            configuration: ServerConfiguration(host: host, port: port, maxRequestBodySize: maxBodySize, limits: limits, adminToken: adminToken,
+                                               tls: tlsSettings),
             group: group,
             logger: logger)
         if isExposed {

@@ -139,7 +139,8 @@ import Testing
 
     static let shipped = ["happy-path", "slow-3g", "flaky", "server-errors", "malformed-json", "truncated-body", "connection-reset",
                           "hang", "rate-limited", "empty-catalog", "large-catalog", "image-failures", "order-fails-then-succeeds",
-                          "slow-images", "malformed-http"]
+                          "slow-images", "malformed-http", "tls-untrusted-certificate", "tls-expired-certificate", "tls-wrong-host",
+                          "tls-handshake-reset", "tls-slow-handshake"]
 
     @Test func everyShippedScenarioValidates() throws {
         let scenarios = try ScenarioFile.loadFolder(MockFixtures.scenarios)

@@ -12,11 +12,12 @@ public struct AdminAPI: Responder {
     /// Required on every admin request when set (`X-Admin-Token` or `Authorization: Bearer`).
     let adminToken: String?
 
-    public init(engine: MockEngine, adminToken: String? = nil, transport: TransportFacts? = nil) {
+    public init(engine: MockEngine, adminToken: String? = nil, certificateAuthority: LocalCA? = nil, transport: TransportFacts? = nil) {
         self.engine = engine
         self.adminToken = adminToken
         router = Router(routes: [Dashboard.route] + Self.infoRoutes(engine, transport) + Self.scenarioRoutes(engine) + Self.networkRoutes(engine)
-                        + Self.journalRoutes(engine) + Self.verifyRoutes(engine) + Self.stateRoutes(engine) + [Self.openAPIRoute(engine), Self.overviewRoute(engine)])
+                        + Self.journalRoutes(engine) + Self.verifyRoutes(engine) + Self.stateRoutes(engine) + [Self.openAPIRoute(engine), Self.overviewRoute(engine)]
+                        + Self.caRoutes(certificateAuthority))
     }
 
     /// Whether a path belongs to the admin API.

@@ -2,7 +2,9 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
+import NIOSSL
 import Scenarios
 
 /// A real HTTP/1.1 server on SwiftNIO that answers with an engine's plans.
@@ -27,6 +29,10 @@ public actor MockHTTPServer {
     private let logger: Logger
     private let connections = ConnectionTracker()
     private var channel: (any Channel)?
+    /// The HTTPS listener when it has a port of its own (`TLSSettings.port`).
+    private var secureChannel: (any Channel)?
+    /// The CA and certificate when the server speaks HTTPS.
+    private var tls: ServerTLS?
     public private(set) var state: State = .initial
 
     public init(
@@ -52,7 +58,14 @@ public actor MockHTTPServer {
         let maxBody = configuration.maxRequestBodySize
         let connections = connections
         let loopCount = Array(group.makeIterator()).count
-        let responder = AdminAPI(engine: engine, adminToken: configuration.adminToken, transport: TransportFacts {
+        let tls: ServerTLS?
+        do {
+            tls = try configuration.tls.map { settings throws(LocalCAError) in try ServerTLS(settings: settings) }
+        } catch {
+            throw ServerError.tls(error)
+        }
+        self.tls = tls
+        let responder = AdminAPI(engine: engine, adminToken: configuration.adminToken, certificateAuthority: tls?.ca, transport: TransportFacts {
             ["eventLoops": .number(Double(loopCount)),
              "connections": ["open": .number(Double(connections.count)), "limit": .number(Double(limits.maxConnections)),
                              "refused": .number(Double(connections.refused))],
@@ -70,51 +83,142 @@ public actor MockHTTPServer {
         let parserLimits = decoderLimits
         let fallbackHost = Self.urlHost(Self.reachableHost(configuration.host))
         let portBox = Locked(0)
+        let tlsPortBox = Locked(0)
         let delays = DelayQueues()
 
-        let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 1024)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelOption(.maxMessagesPerRead, value: 16)
-            .childChannelOption(.writeBufferWaterMark, value: .init(low: limits.writeBufferLow, high: limits.writeBufferHigh))
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let sync = channel.pipeline.syncOperations
-                    guard connections.track(channel, limit: limits.maxConnections) else {
-                        try sync.addHandler(RefusedConnection(limit: limits.maxConnections))
-                        return
-                    }
-                    // The clock watches bytes (deadlines, head size); NIO's decoder parses
-                    // requests; HTTPRequestHandler writes responses as bytes and keeps
-                    // pipelined requests in order itself.
-                    let clock = ConnectionClock(limits: limits)
-                    try sync.addHandler(clock)
-                    try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(
-                        leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .drop, limitConfiguration: parserLimits)))
+        /// The HTTP/1.1 handlers, after the TLS handler on an HTTPS connection. The clock
+        /// watches bytes (deadlines, head size); NIO's decoder parses requests;
+        /// HTTPRequestHandler writes responses as bytes and keeps pipelined requests in order.
+        @Sendable func addHTTP1(_ channel: any Channel, secure: Bool) throws {
+            let sync = channel.pipeline.syncOperations
+            let clock = ConnectionClock(limits: limits)
+            try sync.addHandler(clock)
+            try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(
+                leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .drop, limitConfiguration: parserLimits)))
+            let port = secure ? tlsPortBox.current : portBox.current
+            let scheme = secure ? "https" : "http"
+            try sync.addHandler(HTTPRequestHandler(
+                engine: engine, responder: responder, proxy: proxy, maxRequestBodySize: maxBody,
+                fallbackBaseURL: "\(scheme)://\(fallbackHost):\(port)", logger: logger,
+                delays: delays.queue(for: channel.eventLoop), clock: clock, limits: limits, scheme: scheme))
+        }
+
+        /// HTTP/2 after ALPN: each stream gets the same request handler behind an adapter.
+        @Sendable func addHTTP2(_ channel: any Channel) throws {
+            let shared = NIOLoopBound((HTTP2ConnectionFacts(parent: channel), ConnectionRequests()), eventLoop: channel.eventLoop)
+            var settings = nioDefaultSettings.filter { $0.parameter != .maxHeaderListSize }
+            settings.append(HTTP2Setting(parameter: .maxHeaderListSize, value: limits.maxHeadSize))
+            var connection = NIOHTTP2Handler.ConnectionConfiguration()
+            connection.initialSettings = settings
+            _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+                mode: .server, connectionConfiguration: connection, streamConfiguration: .init()
+            ) { stream in
+                stream.eventLoop.makeCompletedFuture {
+                    let (facts, requests) = shared.value
+                    let sync = stream.pipeline.syncOperations
+                    try sync.addHandler(StreamResetter())
+                    try sync.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
+                    try sync.addHandler(HTTP2ResponseAdapter())
                     try sync.addHandler(HTTPRequestHandler(
                         engine: engine, responder: responder, proxy: proxy, maxRequestBodySize: maxBody,
-                        fallbackBaseURL: "http://\(fallbackHost):\(portBox.current)", logger: logger,
-                        delays: delays.queue(for: channel.eventLoop), clock: clock, limits: limits))
+                        fallbackBaseURL: "https://\(fallbackHost):\(tlsPortBox.current)", logger: logger,
+                        delays: delays.queue(for: stream.eventLoop), clock: nil, limits: limits, scheme: "https",
+                        http2: facts, connectionRequests: requests))
                 }
             }
-
-        let channel: any Channel
-        do {
-            channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
-        } catch let error as IOError where error.errnoCode == EADDRINUSE {
-            throw ServerError.addressInUse(host: configuration.host, port: configuration.port)
-        } catch {
-            throw ServerError.cannotBind(host: configuration.host, port: configuration.port, reason: "\(error)")
         }
+
+        func bootstrap(secure: Bool) -> ServerBootstrap {
+            ServerBootstrap(group: group)
+                .serverChannelOption(.backlog, value: 1024)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .childChannelOption(.maxMessagesPerRead, value: 16)
+                .childChannelOption(.writeBufferWaterMark, value: .init(low: limits.writeBufferLow, high: limits.writeBufferHigh))
+                .childChannelInitializer { channel in
+                    guard secure, let tls else {
+                        return channel.eventLoop.makeCompletedFuture {
+                            guard connections.track(channel, limit: limits.maxConnections) else {
+                                try channel.pipeline.syncOperations.addHandler(RefusedConnection(limit: limits.maxConnections))
+                                return
+                            }
+                            try addHTTP1(channel, secure: false)
+                        }
+                    }
+                    guard connections.track(channel, limit: limits.maxConnections) else {
+                        // An HTTPS client past the limit cannot read a plain 503: it is closed.
+                        return channel.close()
+                    }
+                    // The handshake: a scenario's TLS fault picks the certificate or the gate's mode.
+                    let fault = engine.scenarios.handshake()
+                    let mode: HandshakeGate.Mode = switch fault?.fault {
+                    case .handshakeReset: .reset
+                    case .slowHandshake: .hold(.nanoseconds(Int64(fault!.handshakeDelay * engine.configuration.timeScale * 1e9)))
+                    default: .normal
+                    }
+                    return channel.eventLoop.makeCompletedFuture {
+                        let sync = channel.pipeline.syncOperations
+                        let gate = HandshakeGate(mode: mode, timeout: limits.headTimeout)
+                        try sync.addHandler(gate)
+                        try sync.addHandler(NIOSSLServerHandler(context: tls.context(for: fault?.fault)))
+                        try sync.addHandler(HandshakeWatch(gate: gate))
+                    }.flatMap {
+                        guard tls.http2 else {
+                            return channel.eventLoop.makeCompletedFuture { try addHTTP1(channel, secure: true) }
+                        }
+                        return channel.configureHTTP2SecureUpgrade(
+                            h2ChannelConfigurator: { channel in channel.eventLoop.makeCompletedFuture { try addHTTP2(channel) } },
+                            http1ChannelConfigurator: { channel in channel.eventLoop.makeCompletedFuture { try addHTTP1(channel, secure: true) } })
+                    }
+                }
+        }
+
+        func bind(port: Int, secure: Bool) async throws -> any Channel {
+            do {
+                return try await bootstrap(secure: secure).bind(host: configuration.host, port: port).get()
+            } catch let error as IOError where error.errnoCode == EADDRINUSE {
+                throw ServerError.addressInUse(host: configuration.host, port: port)
+            } catch {
+                throw ServerError.cannotBind(host: configuration.host, port: port, reason: "\(error)")
+            }
+        }
+
+        // The server's port speaks HTTPS when TLS is on without a port of its own.
+        let mainIsSecure = tls != nil && configuration.tls?.port == nil
+        let channel = try await bind(port: configuration.port, secure: mainIsSecure)
         let port = channel.localAddress?.port ?? configuration.port
         portBox.withLock { $0 = port }
+        var securePort: Int? = mainIsSecure ? port : nil
+        if mainIsSecure { tlsPortBox.withLock { $0 = port } }
         self.channel = channel
-        let address = BoundAddress(host: configuration.host, port: port)
+        if let extraPort = configuration.tls?.port, tls != nil {
+            let secure: any Channel
+            do {
+                secure = try await bind(port: extraPort, secure: true)
+            } catch {
+                try? await channel.close()
+                self.channel = nil
+                throw error
+            }
+            let bound = secure.localAddress?.port ?? extraPort
+            tlsPortBox.withLock { $0 = bound }
+            securePort = bound
+            secureChannel = secure
+        }
+        let address = BoundAddress(host: configuration.host, port: port, isSecure: mainIsSecure, securePort: securePort)
         state = .running(address)
         logger.info("listening", metadata: ["address": "\(address.baseURL)", "apis": "\(engine.apis.joined(separator: ","))"])
+        if let secureURL = address.secureBaseURL, !mainIsSecure {
+            logger.info("listening", metadata: ["address": "\(secureURL)"])
+        }
         return address
     }
+
+    /// The local CA that signed the HTTPS certificate (nil without TLS): the one to trust.
+    public var certificateAuthority: LocalCA? { tls?.ca }
+
+    /// The names the HTTPS certificate of this start covers (empty without TLS).
+    public var certificateNames: [SubjectName] { tls?.identity.names ?? [] }
 
     /// Connections open now (refused ones are not counted).
     public nonisolated var openConnections: Int { connections.count }
@@ -137,6 +241,8 @@ public actor MockHTTPServer {
         }
         state = .shuttingDown
         try? await channel.close()
+        try? await secureChannel?.close()
+        secureChannel = nil
         await connections.stopAll(grace: configuration.limits.shutdownGrace)
         self.channel = nil
         state = .shutdown
@@ -163,8 +269,21 @@ public actor MockHTTPServer {
 public struct BoundAddress: Sendable, Equatable {
     public let host: String
     public let port: Int
+    /// Whether `port` speaks HTTPS.
+    public let isSecure: Bool
+    /// The port that speaks HTTPS, if any: `port` itself, or a port of its own.
+    public let securePort: Int?
 
-    /// `http://HOST:PORT`, with IPv6 hosts bracketed.
-    public var baseURL: String { "http://\(MockHTTPServer.urlHost(host)):\(port)" }
+    public init(host: String, port: Int, isSecure: Bool = false, securePort: Int? = nil) {
+        self.host = host
+        self.port = port
+        self.isSecure = isSecure
+        self.securePort = isSecure ? port : securePort
+    }
+
+    /// `http://HOST:PORT` (or `https://`), with IPv6 hosts bracketed.
+    public var baseURL: String { "\(isSecure ? "https" : "http")://\(MockHTTPServer.urlHost(host)):\(port)" }
     public var url: URL { URL(string: baseURL)! }
+    /// `https://HOST:PORT` of the HTTPS listener, if the server has one.
+    public var secureBaseURL: String? { securePort.map { "https://\(MockHTTPServer.urlHost(host)):\($0)" } }
 }

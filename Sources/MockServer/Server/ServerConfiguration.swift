@@ -13,9 +13,12 @@ public struct ServerConfiguration: Sendable {
     /// When set, every `/__admin` request must carry it (`X-Admin-Token` or
     /// `Authorization: Bearer`); required off loopback unless the admin API is left open.
     public var adminToken: String?
+    /// HTTPS with the local CA (and HTTP/2 by ALPN); nil serves plain HTTP only.
+    public var tls: TLSSettings?
 
     public init(host: String = "127.0.0.1", port: Int = 0, maxRequestBodySize: Int = 8 * 1024 * 1024,
-                limits: ConnectionLimits = .default, adminToken: String? = nil) {
+                limits: ConnectionLimits = .default, adminToken: String? = nil, tls: TLSSettings? = nil) {
+        self.tls = tls
         self.host = host
         self.port = port
         self.maxRequestBodySize = maxRequestBodySize
@@ -36,6 +39,8 @@ public enum ServerError: Error, CustomStringConvertible, Equatable {
     case cannotBind(host: String, port: Int, reason: String)
     case alreadyStarted
     case notRunning
+    /// The local CA or the certificate could not be made or loaded.
+    case tls(LocalCAError)
 
     public var description: String {
         switch self {
@@ -47,6 +52,8 @@ public enum ServerError: Error, CustomStringConvertible, Equatable {
             return "the server is already started"
         case .notRunning:
             return "the server is not running"
+        case .tls(let error):
+            return "cannot serve HTTPS: \(error)"
         }
     }
 }

@@ -32,7 +32,7 @@ extension HTTPRequestHandler {
     /// A connection's first answer under a profile also waits for the DNS lookup and the
     /// TCP handshake.
     func addConnectionSetup(to plan: inout ResponsePlan) {
-        guard requestsBegun == 1, let profile = plan.network else { return }
+        guard firstOnConnection, let profile = plan.network else { return }
         plan.delay += profile.connectionSetup(timeScale: engine.configuration.timeScale)
     }
 

@@ -148,6 +148,10 @@ extension HTTPRequestHandler {
     // MARK: Faults
 
     private func perform(_ fault: Fault, plan: ResponsePlan, request: HTTPRequestHead, context: ChannelHandlerContext) {
+        if let http2 {
+            performOnHTTP2(fault, plan: plan, facts: http2, context: context)
+            return
+        }
         switch fault {
         case .hang:
             startHanging()

@@ -5,7 +5,13 @@ import NIOFoundationCompat
 import NIOHTTP1
 import Scenarios
 
-/// One connection's HTTP/1.1 exchange: collects a request, asks the engine for a plan,
+/// What the requests of one connection share (one handler per HTTP/2 stream).
+final class ConnectionRequests {
+    var begun = 0
+    init() {}
+}
+
+/// One connection's HTTP/1.1 exchange (or one HTTP/2 stream's, `HTTP2ResponseAdapter`): collects a request, asks the engine for a plan,
 /// writes it as bytes (`ResponseHead` plus the body, one write). Pipelined requests that
 /// arrive while a response is under way wait in a queue, and reading pauses until it
 /// drains, so answers go out in order. Errors stay on this connection.
@@ -69,8 +75,15 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// A stopping server asked this connection to finish: the current response goes out
     /// with `Connection: close`, and nothing more is read.
     var stopRequested = false
-    /// Requests begun on this connection (the first one pays the link's setup).
-    var requestsBegun = 0
+    /// Requests begun on this connection (the first one pays the link's setup); shared
+    /// by the streams of an HTTP/2 connection.
+    let connectionRequests: ConnectionRequests
+    /// Whether the request being read is its connection's first.
+    var firstOnConnection = false
+    /// `http` or `https`: how absolute URLs in answers start.
+    let scheme: String
+    /// Set on an HTTP/2 stream: faults become frames (`HTTPRequestHandler+HTTP2`).
+    let http2: HTTP2ConnectionFacts?
     /// The uplink pace of the request body being read, under a network profile.
     var upload: UploadPace?
     /// Reads are held until the uplink has carried what came so far.
@@ -152,8 +165,12 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     init(engine: MockEngine, responder: any Responder, proxy: (any AsyncResponder)? = nil, maxRequestBodySize: Int,
          fallbackBaseURL: String, logger: Logger, delays: DelayQueue, clock: ConnectionClock? = nil,
-         limits: ConnectionLimits = .default) {
+         limits: ConnectionLimits = .default, scheme: String = "http", http2: HTTP2ConnectionFacts? = nil,
+         connectionRequests: ConnectionRequests = ConnectionRequests()) {
         self.engine = engine
+        self.scheme = scheme
+        self.http2 = http2
+        self.connectionRequests = connectionRequests
         self.clock = clock
         self.limits = limits
         self.delays = delays
@@ -199,7 +216,8 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
         switch part {
         case .head(let head):
             clock?.headArrived()
-            requestsBegun += 1
+            connectionRequests.begun += 1
+            firstOnConnection = connectionRequests.begun == 1
             upload = uploadPace(for: head)
             let now = engine.timeSource.now()
             let declared = head.headers.first(name: "content-length").flatMap(Int.init) ?? 0
@@ -313,7 +331,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The address the client used (its `Host` header) when it is a plain host[:port].
     private func baseURL(for head: HTTPRequestHead) -> String {
         guard let host = head.headers.first(name: "host"), HTTPRequestHandler.isPlainHost(host) else { return fallbackBaseURL }
-        return "http://" + host
+        return scheme + "://" + host
     }
 
     static func isPlainHost(_ host: String) -> Bool {

@@ -78,6 +78,8 @@ public struct Scenario: Sendable, Hashable {
     /// Applied to every response that a rule does not give its own latency/throttle.
     public var defaults: Defaults
     public var rules: [Rule]
+    /// What happens to the TLS handshake of new HTTPS connections (nil: a good one).
+    public var tls: TLSHandshake?
 
     public struct Defaults: Sendable, Hashable {
         public var latency: Latency?
@@ -88,7 +90,9 @@ public struct Scenario: Sendable, Hashable {
         }
     }
 
-    public init(name: String, description: String = "", seed: UInt64? = nil, defaults: Defaults = Defaults(), rules: [Rule] = []) {
+    public init(name: String, description: String = "", seed: UInt64? = nil, defaults: Defaults = Defaults(), rules: [Rule] = [],
+                tls: TLSHandshake? = nil) {
+        self.tls = tls
         self.name = name
         self.description = description
         self.seed = seed

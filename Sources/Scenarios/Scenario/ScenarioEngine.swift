@@ -26,6 +26,8 @@ public final class ScenarioEngine: Responder {
         var current: String
         var sessions: [String: Session] = [:]
         var sessionOrder: [String] = []
+        /// New TLS connections under the current server-wide scenario (its `tls.times`).
+        var handshakes = 0
     }
 
     private let state: Locked<State>
@@ -50,6 +52,7 @@ public final class ScenarioEngine: Responder {
                 state.sessions[session]?.runtimes[name] = nil
             } else {
                 state.current = name
+                state.handshakes = 0
                 for key in state.sessions.keys { state.sessions[key]?.runtimes[name] = nil }
             }
         }
@@ -61,6 +64,7 @@ public final class ScenarioEngine: Responder {
         state.withLock { state in
             state.library = library
             if library[state.current] == nil { state.current = Scenario.happyPath.name }
+            state.handshakes = 0
             for key in state.sessions.keys { state.sessions[key]?.runtimes = [:] }
         }
     }
@@ -71,8 +75,27 @@ public final class ScenarioEngine: Responder {
             if let session {
                 state.sessions[session]?.runtimes = [:]
             } else {
+                state.handshakes = 0
                 for key in state.sessions.keys { state.sessions[key]?.runtimes = [:] }
             }
+        }
+    }
+
+    /// The TLS fault for a new HTTPS connection, if the server-wide scenario has one for
+    /// it (sessions are request headers, which come after the handshake). Each call counts
+    /// as one connection for `times`, and `probability` draws from a seeded stream.
+    public func handshake() -> TLSHandshake? {
+        let seed = seed
+        return state.withLock { state -> TLSHandshake? in
+            guard let scenario = state.library[state.current], let tls = scenario.tls else { return nil }
+            let index = state.handshakes
+            state.handshakes += 1
+            if let times = tls.times, index >= times { return nil }
+            if tls.probability < 1 {
+                var random = SeededRandom(seed: (scenario.seed ?? seed) &+ UInt64(index), stream: "tls:" + scenario.name)
+                guard random.nextUnit() < tls.probability else { return nil }
+            }
+            return tls
         }
     }
 

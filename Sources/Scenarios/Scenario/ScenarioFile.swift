@@ -56,7 +56,7 @@ struct ScenarioParser {
     var directory: URL?
 
     func scenario(_ json: JSONValue) -> Scenario? {
-        guard let root = reader.object(json, "$", keys: ["$schema", "version", "name", "description", "seed", "defaults", "rules"]) else { return nil }
+        guard let root = reader.object(json, "$", keys: ["$schema", "version", "name", "description", "seed", "defaults", "rules", "tls"]) else { return nil }
         if let version = reader.integer(root["version"], "$.version", required: true), version != Scenario.formatVersion {
             reader.problem("$.version", "this server reads format version \(Scenario.formatVersion), found \(version)")
         }
@@ -78,7 +78,8 @@ struct ScenarioParser {
             rules.append(rule)
         }
         guard let name else { return nil }
-        return Scenario(name: name, description: description, seed: seed, defaults: defaults, rules: rules)
+        let handshake = root["tls"].flatMap { tlsHandshake($0, "$.tls") }
+        return Scenario(name: name, description: description, seed: seed, defaults: defaults, rules: rules, tls: handshake)
     }
 
     func rule(_ json: JSONValue, _ path: String) -> Rule? {

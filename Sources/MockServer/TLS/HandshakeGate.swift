@@ -1,0 +1,128 @@
+import NIOCore
+import NIOSSL
+import NIOTLS
+import Scenarios
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Sits before the TLS handler and sees the raw bytes of a new HTTPS connection: it
+/// carries out the handshake faults that are not a certificate (a reset, a slow
+/// handshake) and bounds the handshake's time, since the HTTP deadlines start after it.
+final class HandshakeGate: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    enum Mode {
+        case normal
+        /// The ClientHello is read, then the connection is reset.
+        case reset
+        /// The ClientHello waits this long before the TLS handler sees it.
+        case hold(TimeAmount)
+    }
+
+    /// ClientHellos are a few hundred bytes; a client that sends more while held is not one.
+    static let maxHeldBytes = 64 * 1024
+
+    private var mode: Mode
+    private let timeout: TimeAmount
+    private var held: [ByteBuffer] = []
+    private var heldBytes = 0
+    private var releasing = false
+    private var deadline: Scheduled<Void>?
+    /// Set by `HandshakeWatch` (after the TLS handler) when the handshake completed.
+    var completed = false
+
+    init(mode: Mode, timeout: TimeAmount) {
+        self.mode = mode
+        self.timeout = timeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        var wait = timeout
+        if case .hold(let delay) = mode { wait = wait + delay }
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        deadline = context.eventLoop.scheduleTask(in: wait) {
+            let (gate, context) = bound.value
+            if !gate.completed { context.close(promise: nil) }
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        held.removeAll()
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch mode {
+        case .normal:
+            context.fireChannelRead(data)
+        case .reset:
+            mode = .normal
+            Self.reset(context.channel)
+        case .hold(let delay):
+            let bytes = unwrapInboundIn(data)
+            heldBytes += bytes.readableBytes
+            held.append(bytes)
+            guard heldBytes <= Self.maxHeldBytes else {
+                context.close(promise: nil)
+                return
+            }
+            guard !releasing else { return }
+            releasing = true
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: delay) {
+                let (gate, context) = bound.value
+                gate.release(context: context)
+            }
+        }
+    }
+
+    /// A held ClientHello goes on to the TLS handler; later bytes pass straight through.
+    private func release(context: ChannelHandlerContext) {
+        mode = .normal
+        guard context.channel.isActive else { return }
+        let bytes = held
+        held.removeAll()
+        for buffer in bytes { context.fireChannelRead(wrapInboundOut(buffer)) }
+        context.fireChannelReadComplete()
+    }
+
+    /// SO_LINGER with a zero timeout makes close() send a TCP RST instead of a FIN.
+    static func reset(_ channel: any Channel) {
+        guard let provider = channel as? any SocketOptionProvider else {
+            channel.close(promise: nil)
+            return
+        }
+        provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in
+            channel.close(promise: nil)
+        }
+    }
+}
+
+/// After the TLS handler: tells the gate the handshake is done (its deadline is off).
+final class HandshakeWatch: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    private let gate: HandshakeGate
+
+    init(gate: HandshakeGate) {
+        self.gate = gate
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? TLSUserEvent, case .handshakeCompleted = event {
+            gate.completed = true
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import NIOCore
+import NIOSSL
+import Scenarios
+
+/// How a server speaks HTTPS (#15): where its CA lives, the extra names its certificate
+/// covers, and whether it serves plain HTTP beside it.
+public struct TLSSettings: Sendable {
+    /// The local CA's folder: created on first use, reused afterwards.
+    public var caDirectory: URL
+    /// Names the certificate covers besides this machine's (`--san`).
+    public var extraNames: [SubjectName]
+    /// Nil: the server's port speaks HTTPS only. A number: the server's port stays plain
+    /// HTTP and this one (0 for a free one) speaks HTTPS (`--tls-port`).
+    public var port: Int?
+    /// Offer HTTP/2 by ALPN (URLSession takes it); off, HTTPS is HTTP/1.1 only.
+    public var http2: Bool
+
+    public init(caDirectory: URL = LocalCA.defaultDirectory, extraNames: [SubjectName] = [], port: Int? = nil, http2: Bool = true) {
+        self.caDirectory = caDirectory
+        self.extraNames = extraNames
+        self.port = port
+        self.http2 = http2
+    }
+}
+
+/// A running server's TLS material: the CA, the certificate issued for this start, and
+/// the contexts of the TLS faults (made when a scenario first asks for one).
+final class ServerTLS: Sendable {
+    let ca: LocalCA
+    let identity: ServerIdentity
+    let http2: Bool
+    private let context: NIOSSLContext
+    private let faultContexts = Locked([TLSHandshake.Fault: NIOSSLContext]())
+
+    /// The name the wrong-host certificate covers (and nothing a client asks for).
+    static let wrongHostName = "wrong-host.mock-server.invalid"
+
+    init(settings: TLSSettings) throws(LocalCAError) {
+        ca = try LocalCA.loadOrCreate(in: settings.caDirectory).ca
+        identity = try ca.issue(for: SubjectName.forThisMachine(extra: settings.extraNames))
+        http2 = settings.http2
+        context = try Self.makeContext(identity, http2: settings.http2, file: settings.caDirectory.path)
+    }
+
+    /// The context for a new connection: the good one, or the one a TLS fault presents.
+    func context(for fault: TLSHandshake.Fault?) -> NIOSSLContext {
+        guard let fault else { return context }
+        if let made = faultContexts.withLock({ $0[fault] }) { return made }
+        let made: NIOSSLContext
+        do {
+            let now = Date()
+            switch fault {
+            case .untrustedCertificate:
+                made = try Self.makeContext(try LocalCA.ephemeral(now: now).issue(for: identity.names, now: now), http2: http2, file: "untrusted CA")
+            case .expiredCertificate:
+                made = try Self.makeContext(try ca.issue(for: identity.names, now: now, notBefore: now - 30 * 86_400, notAfter: now - 86_400),
+                                            http2: http2, file: "expired certificate")
+            case .wrongHost:
+                made = try Self.makeContext(try ca.issue(for: [.dns(Self.wrongHostName)], now: now), http2: http2, file: "wrong-host certificate")
+            case .handshakeReset, .slowHandshake:
+                return context
+            }
+        } catch {
+            return context
+        }
+        faultContexts.withLock { $0[fault] = made }
+        return made
+    }
+
+    private static func makeContext(_ identity: ServerIdentity, http2: Bool, file: String) throws(LocalCAError) -> NIOSSLContext {
+        do {
+            let chain = try NIOSSLCertificate.fromPEMBytes(Array(identity.certificatePEM.utf8)).map { NIOSSLCertificateSource.certificate($0) }
+            let key = try NIOSSLPrivateKey(bytes: Array(identity.privateKeyPEM.utf8), format: .pem)
+            var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+            configuration.minimumTLSVersion = .tlsv12
+            configuration.applicationProtocols = http2 ? ["h2", "http/1.1"] : ["http/1.1"]
+            return try NIOSSLContext(configuration: configuration)
+        } catch {
+            throw LocalCAError(file: file, reason: "the TLS layer refused the certificate: \(error)")
+        }
+    }
+}
