@@ -119,7 +119,7 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ], path: "Fuzz/Sources/fuzz-request"),
         // Test-only support shared by the test targets (they run in one process).
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["MockServer"], path: "Tests/TestSupport"),
         .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "MockFixtures"]),
         .testTarget(
             name: "MockServerTests",

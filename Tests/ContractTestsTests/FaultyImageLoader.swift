@@ -155,7 +155,7 @@ struct RawClient {
 
     /// The same context with another request timeout.
     static func context(_ context: ProviderContext, timeout: TimeInterval) -> ProviderContext {
-        ProviderContext(baseURL: context.baseURL, timeout: timeout, vendor: context.vendor, sessionConfiguration: {
+        ProviderContext(baseURL: context.baseURL, timeout: timeout, vendor: context.vendor, sessionDelegate: context.sessionDelegate, sessionConfiguration: {
             let configuration = context.sessionConfiguration
             configuration.timeoutIntervalForRequest = timeout
             return configuration

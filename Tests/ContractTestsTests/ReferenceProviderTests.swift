@@ -14,6 +14,7 @@ func configuration(restaurant: RestaurantVariant = .original, openMarket: OpenMa
 @Suite struct ReferenceRestaurantProviderTests {
     @Test(arguments: RestaurantVariant.allCases, ContractTransport.allCases)
     func passesEveryCheck(variant: RestaurantVariant, transport: ContractTransport) async throws {
+        try TestCA.prepare(transport == .secureSockets)
         let report = await withTestGate(exclusive: false) { await RestaurantContract.suite(configuration(restaurant: variant, transport: transport)).run { context in
             ReferenceRestaurantProvider(context: context, variant: variant, imageCacheLimit: 4)
         } }
@@ -26,6 +27,7 @@ func configuration(restaurant: RestaurantVariant = .original, openMarket: OpenMa
 @Suite struct ReferenceOpenMarketProviderTests {
     @Test(arguments: OpenMarketVariant.allCases, ContractTransport.allCases)
     func passesEveryCheck(variant: OpenMarketVariant, transport: ContractTransport) async throws {
+        try TestCA.prepare(transport == .secureSockets)
         let report = await withTestGate(exclusive: false) { await OpenMarketContract.suite(configuration(openMarket: variant, transport: transport)).run { context in
             ReferenceOpenMarketProvider(context: context, variant: variant, imageCacheLimit: 4)
         } }
@@ -43,6 +45,7 @@ func configuration(restaurant: RestaurantVariant = .original, openMarket: OpenMa
 @Suite struct IndependentProviderTests {
     @Test(arguments: RestaurantVariant.allCases, ContractTransport.allCases)
     func restaurantPassesEveryRequiredCheck(variant: RestaurantVariant, transport: ContractTransport) async throws {
+        try TestCA.prepare(transport == .secureSockets)
         let report = await withTestGate(exclusive: false) { await RestaurantContract.suite(configuration(restaurant: variant, transport: transport)).run { context in
             CompletionRestaurantProvider(context: context, variant: variant)
         } }
@@ -51,6 +54,7 @@ func configuration(restaurant: RestaurantVariant = .original, openMarket: OpenMa
 
     @Test(arguments: OpenMarketVariant.allCases, ContractTransport.allCases)
     func openMarketPassesEveryRequiredCheck(variant: OpenMarketVariant, transport: ContractTransport) async throws {
+        try TestCA.prepare(transport == .secureSockets)
         let report = await withTestGate(exclusive: false) { await OpenMarketContract.suite(configuration(openMarket: variant, transport: transport)).run { context in
             CompletionOpenMarketProvider(context: context, variant: variant)
         } }

@@ -3,6 +3,7 @@ import Foundation
 import MockFixtures
 import Scenarios
 import Testing
+import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -22,7 +23,7 @@ import FoundationNetworking
         let engine = try MockEngine(configuration: EngineConfiguration(fixturesDirectory: MockFixtures.directory,
                                                                        extraScenarios: [rules], scenario: rules.name))
         let endpoint = try await CheckEndpoint.start(engine: engine, transport: transport, requestTimeout: 10)
-        return (endpoint, URLSession(configuration: endpoint.sessionConfiguration(timeout: 10)), engine.journal)
+        return (endpoint, endpoint.session(timeout: 10), engine.journal)
     }
 
     static func request(_ endpoint: CheckEndpoint, _ method: String, _ path: String, body: Data? = nil) -> URLRequest {
@@ -35,6 +36,7 @@ import FoundationNetworking
 
     @Test(arguments: ContractTransport.allCases)
     func a302IsFollowedToTheNewLocation(transport: ContractTransport) async throws {
+        try TestCA.prepare(transport == .secureSockets)
         let (endpoint, session, journal) = try await Self.endpoint(transport)
         let (data, response) = try await session.data(for: Self.request(endpoint, "GET", "/old-menu"))
         await endpoint.stop()
@@ -46,6 +48,7 @@ import FoundationNetworking
 
     @Test(arguments: ContractTransport.allCases)
     func a303TurnsAPostIntoAGet(transport: ContractTransport) async throws {
+        try TestCA.prepare(transport == .secureSockets)
         let (endpoint, session, journal) = try await Self.endpoint(transport)
         let (_, response) = try await session.data(for: Self.request(endpoint, "POST", "/old-order", body: Data("{\"menuIds\":[1]}".utf8)))
         await endpoint.stop()
@@ -60,6 +63,7 @@ import FoundationNetworking
     /// same there (the mock then answers the bodiless order 400).
     @Test(arguments: ContractTransport.allCases)
     func a307KeepsTheMethod(transport: ContractTransport) async throws {
+        try TestCA.prepare(transport == .secureSockets)
         let (endpoint, session, journal) = try await Self.endpoint(transport)
         let (data, response) = try await session.data(for: Self.request(endpoint, "POST", "/order-elsewhere", body: Data("{\"menuIds\":[1]}".utf8)))
         await endpoint.stop()
@@ -79,6 +83,7 @@ import FoundationNetworking
     /// is never delivered.
     @Test(arguments: ContractTransport.allCases)
     func cancellingTheTaskEndsTheRequest(transport: ContractTransport) async throws {
+        try TestCA.prepare(transport == .secureSockets)
         let (endpoint, session, journal) = try await Self.endpoint(transport)
         let request = Self.request(endpoint, "GET", "/categories")
         let start = Date()

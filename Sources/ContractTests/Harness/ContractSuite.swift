@@ -13,6 +13,12 @@ public enum ContractTransport: String, Sendable, CaseIterable {
     /// A `URLProtocol` in the provider's session configuration answers from the engine
     /// with no sockets; faults become the `URLError`s a real network gives.
     case inProcess
+    /// Real loopback sockets over HTTPS (HTTP/2 by ALPN, as URLSession negotiates it),
+    /// with a certificate from the local CA in `SuiteConfiguration.caDirectory`.
+    case secureSockets
+
+    /// `.sockets`, or `.secureSockets` when `tls` is true.
+    public static func sockets(tls: Bool) -> ContractTransport { tls ? .secureSockets : .sockets }
 }
 
 public struct SuiteConfiguration: Sendable {
@@ -33,11 +39,15 @@ public struct SuiteConfiguration: Sendable {
     /// Every check's server plays this network profile (a check's own wins). Timing checks
     /// assume a fast link: give a slow profile a `timeout` to match.
     public var network: NetworkProfile?
+    /// The local CA of `.secureSockets` (created there on first use).
+    public var caDirectory: URL
 
     public init(fixturesDirectory: URL, restaurantVariant: RestaurantVariant = .original, openMarketVariant: OpenMarketVariant = .jan2022,
                 timeout: TimeInterval = 1, timeoutMargin: TimeInterval = 1, transport: ContractTransport = .sockets,
-                parallelism: Int = 4, checkTimeLimit: TimeInterval = 30, network: NetworkProfile? = nil) {
+                parallelism: Int = 4, checkTimeLimit: TimeInterval = 30, network: NetworkProfile? = nil,
+                caDirectory: URL = LocalCA.defaultDirectory) {
         self.network = network
+        self.caDirectory = caDirectory
         self.fixturesDirectory = fixturesDirectory
         self.restaurantVariant = restaurantVariant
         self.openMarketVariant = openMarketVariant
@@ -126,12 +136,13 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
         }
         let endpoint: CheckEndpoint
         do {
-            endpoint = try await CheckEndpoint.start(engine: engine, transport: configuration.transport, requestTimeout: configuration.timeout)
+            endpoint = try await CheckEndpoint.start(engine: engine, transport: configuration.transport, requestTimeout: configuration.timeout,
+                                                  caDirectory: configuration.caDirectory)
         } catch {
             return result(.error("the mock could not start: \(error)"))
         }
         let timeout = configuration.timeout
-        let context = ProviderContext(baseURL: endpoint.baseURL, timeout: timeout,
+        let context = ProviderContext(baseURL: endpoint.baseURL, timeout: timeout, sessionDelegate: endpoint.trust,
                                       sessionConfiguration: { endpoint.sessionConfiguration(timeout: timeout) })
         let outcome: ContractReport.Outcome
         do {
@@ -180,15 +191,32 @@ struct CheckEndpoint: Sendable {
     let baseURL: URL
     let server: MockHTTPServer?
     let registration: InProcessRegistration?
+    /// Over HTTPS: the delegate that trusts the local CA (`ProviderContext.sessionDelegate`).
+    var trust: LocalCATrust?
 
-    static func start(engine: MockEngine, transport: ContractTransport, requestTimeout: TimeInterval) async throws -> CheckEndpoint {
+    static func start(engine: MockEngine, transport: ContractTransport, requestTimeout: TimeInterval,
+                      caDirectory: URL = LocalCA.defaultDirectory) async throws -> CheckEndpoint {
+        var logger = Logger(label: "mock-server.contract")
+        logger.logLevel = .warning
         switch transport {
         case .sockets:
-            var logger = Logger(label: "mock-server.contract")
-            logger.logLevel = .warning
             let server = MockHTTPServer(engine: engine, logger: logger)
             let address = try await server.start()
             return CheckEndpoint(baseURL: address.url, server: server, registration: nil)
+        case .secureSockets:
+            let server = MockHTTPServer(engine: engine, configuration: ServerConfiguration(tls: TLSSettings(caDirectory: caDirectory)), logger: logger)
+            let address = try await server.start()
+            guard let ca = await server.certificateAuthority else { throw ServerError.notRunning }
+            #if os(Linux)
+            // libcurl asks no trust question: URLSession trusts the system store only.
+            guard ca.isInSystemBundle() else {
+                await server.stop()
+                throw SecureSocketsError.untrustedOnLinux(ca)
+            }
+            #endif
+            // `localhost`, not 127.0.0.1: what apps use, and a name the certificate covers.
+            return CheckEndpoint(baseURL: URL(string: "https://localhost:\(address.port)")!, server: server, registration: nil,
+                                 trust: LocalCATrust(ca))
         case .inProcess:
             let registration = MockURLProtocol.register(engine, requestTimeout: requestTimeout)
             return CheckEndpoint(baseURL: registration.baseURL, server: nil, registration: registration)
@@ -206,8 +234,26 @@ struct CheckEndpoint: Sendable {
         return configuration
     }
 
+    /// A session reaching this endpoint as a provider's would (trusting the CA over HTTPS).
+    func session(timeout: TimeInterval) -> URLSession {
+        URLSession(configuration: sessionConfiguration(timeout: timeout), delegate: trust, delegateQueue: nil)
+    }
+
     func stop() async {
         await server?.stop()
         registration?.unregister()
+    }
+}
+
+/// Why `.secureSockets` cannot run here.
+public enum SecureSocketsError: Error, CustomStringConvertible {
+    case untrustedOnLinux(LocalCA)
+
+    public var description: String {
+        switch self {
+        case .untrustedOnLinux(let ca):
+            return "URLSession on Linux trusts only the system store, which does not hold the local CA \(ca.certificateURL.path): "
+                + "run `mock-server ca --trust-system --ca-dir \(ca.directory.path)` once, as root"
+        }
     }
 }

@@ -15,10 +15,15 @@ public struct ProviderContext: Sendable {
     /// The Open Market vendor the provider must act as (its `identifier` header); the
     /// checks pass the matching password where the API asks for it.
     public let vendor: MarketVendor
+    /// Over `.secureSockets`, the delegate that trusts the mock's local CA; nil otherwise.
+    /// Pass it when building the session: `URLSession(configuration: context.sessionConfiguration,
+    /// delegate: context.sessionDelegate, delegateQueue: nil)`.
+    public let sessionDelegate: LocalCATrust?
     private let makeConfiguration: @Sendable () -> URLSessionConfiguration
 
-    public init(baseURL: URL, timeout: TimeInterval, vendor: MarketVendor = .fixtureVendor,
+    public init(baseURL: URL, timeout: TimeInterval, vendor: MarketVendor = .fixtureVendor, sessionDelegate: LocalCATrust? = nil,
                 sessionConfiguration: @escaping @Sendable () -> URLSessionConfiguration) {
+        self.sessionDelegate = sessionDelegate
         self.baseURL = baseURL
         self.timeout = timeout
         self.vendor = vendor

@@ -23,7 +23,7 @@ public struct ReferenceOpenMarketProvider: OpenMarketProvider {
 
     public init(context: ProviderContext, variant: OpenMarketVariant = .jan2022, imageCacheLimit: Int = 100) {
         baseURL = context.baseURL
-        session = URLSession(configuration: context.sessionConfiguration)
+        session = URLSession(configuration: context.sessionConfiguration, delegate: context.sessionDelegate, delegateQueue: nil)
         timeout = context.timeout
         vendor = context.vendor
         self.variant = variant

@@ -21,7 +21,7 @@ public struct ReferenceRestaurantProvider: RestaurantProvider {
 
     public init(context: ProviderContext, variant: RestaurantVariant = .original, imageCacheLimit: Int = 50) {
         baseURL = context.baseURL
-        session = URLSession(configuration: context.sessionConfiguration)
+        session = URLSession(configuration: context.sessionConfiguration, delegate: context.sessionDelegate, delegateQueue: nil)
         timeout = context.timeout
         self.variant = variant
         images = ImageLoader(session: session, timeout: context.timeout, countLimit: imageCacheLimit)

@@ -207,4 +207,9 @@ public struct LocalCAError: Error, CustomStringConvertible, Equatable {
     public let file: String
     public let reason: String
     public var description: String { "\(file): \(reason)" }
+
+    public init(file: String, reason: String) {
+        self.file = file
+        self.reason = reason
+    }
 }

@@ -25,14 +25,15 @@ struct TestServer {
         seed: UInt64 = 0,
         limits: ConnectionLimits = .default,
         adminToken: String? = nil,
-        strict: Bool = false
+        strict: Bool = false,
+        tls: TLSSettings? = nil
     ) async throws -> TestServer {
         let engine = try MockEngine(configuration: EngineConfiguration(
             fixturesDirectory: fixtures, restaurantVariant: restaurant, openMarketVariant: openMarket,
             journalCapacity: journalCapacity, seed: seed, timeSource: timeSource,
             extraScenarios: scenarios, scenario: scenario, timeScale: timeScale, strict: strict))
         let server = MockHTTPServer(engine: engine, configuration: ServerConfiguration(
-            port: 0, maxRequestBodySize: maxRequestBodySize, limits: limits, adminToken: adminToken))
+            port: 0, maxRequestBodySize: maxRequestBodySize, limits: limits, adminToken: adminToken, tls: tls))
         let address = try await server.start()
         return TestServer(server: server, address: address)
     }

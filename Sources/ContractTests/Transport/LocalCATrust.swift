@@ -1,0 +1,51 @@
+import Foundation
+import MockServer
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Security)
+import Security
+#endif
+
+/// A session delegate that trusts the mock's local CA besides the system's roots (#15):
+/// what lets a provider reach `.secureSockets` with no change to the device's trust.
+/// Build the provider's session with it:
+///
+///     URLSession(configuration: context.sessionConfiguration, delegate: context.sessionDelegate, delegateQueue: nil)
+///
+/// On Apple platforms it answers the server-trust challenge with the CA as an extra
+/// anchor (the host name and dates are still checked). URLSession on Linux (libcurl)
+/// asks no such question and trusts the system store only: there the CA must be in it
+/// (`mock-server ca --trust-system`), and the harness says so when it is not.
+public final class LocalCATrust: NSObject, URLSessionDelegate, Sendable {
+    /// The CA certificate, DER.
+    public let anchor: Data
+
+    public init(anchor: Data) {
+        self.anchor = anchor
+    }
+
+    public convenience init(_ ca: LocalCA) {
+        self.init(anchor: Data(ca.certificateDER))
+    }
+
+    #if canImport(Security)
+    public func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
+                           completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        guard challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust,
+              let trust = challenge.protectionSpace.serverTrust,
+              let certificate = SecCertificateCreateWithData(nil, anchor as CFData) else {
+            completionHandler(.performDefaultHandling, nil)
+            return
+        }
+        SecTrustSetAnchorCertificates(trust, [certificate] as CFArray)
+        SecTrustSetAnchorCertificatesOnly(trust, false)
+        var error: CFError?
+        if SecTrustEvaluateWithError(trust, &error) {
+            completionHandler(.useCredential, URLCredential(trust: trust))
+        } else {
+            completionHandler(.cancelAuthenticationChallenge, nil)
+        }
+    }
+    #endif
+}
