@@ -1,0 +1,115 @@
+import Foundation
+import MockServer
+import Scenarios
+import TestSupport
+import Testing
+
+/// HTTP/2 over TLS (ALPN h2) runs the same engine as HTTP/1.1: scenarios, journal,
+/// delays and throttles per stream; faults become what a client sees on HTTP/2 (#15).
+/// The client is curl with `--http2` (nghttp2), over real sockets.
+@Suite struct HTTP2Tests {
+    static func start(_ rules: [Rule]) async throws -> (TestServer, String) {
+        let ca = try TestCA.trusted()
+        let scenario = Scenario(name: "h2-test", rules: rules)
+        let server = try await TestServer.start(scenarios: [scenario], scenario: scenario.name, tls: TLSSettings(caDirectory: ca.directory))
+        return (server, "https://localhost:\(server.port)")
+    }
+
+    static func curl(_ arguments: [String]) async throws -> Tool.Result {
+        try await Tool.run("curl", ["-sS", "--http2", "--cacert", try TestCA.trusted().certificateURL.path] + arguments)
+    }
+
+    struct FaultCase: Sendable, CustomTestStringConvertible {
+        let fault: Fault
+        /// curl's exit status and words for what arrived.
+        let exit: Int32
+        let says: String
+        /// The status curl saw before the failure (0: no HEADERS frame).
+        let status: String
+        var testDescription: String { fault.rawValue }
+    }
+
+    static let faults: [FaultCase] = [
+        FaultCase(fault: .emptyResponse, exit: 92, says: "INTERNAL_ERROR", status: "000"),
+        FaultCase(fault: .truncatedBody, exit: 92, says: "INTERNAL_ERROR", status: "200"),
+        FaultCase(fault: .malformedChunk, exit: 92, says: "PROTOCOL_ERROR", status: "200"),
+        FaultCase(fault: .connectionReset, exit: 16, says: "", status: "000"),
+        FaultCase(fault: .randomDataThenClose, exit: 16, says: "", status: "000"),
+        FaultCase(fault: .hang, exit: 28, says: "timed out", status: "000"),
+    ]
+
+    @Test(arguments: faults)
+    func faultsBecomeHTTP2Frames(_ expected: FaultCase) async throws {
+        let (server, base) = try await Self.start([Rule("fault", .get("/menu"), always: Outcome(fault: expected.fault))])
+        defer { Task { await server.server.stop() } }
+        let result = try await Self.curl(["-m", "3", "-o", "/dev/null", "-w", "%{http_version} %{http_code}", base + "/menu"])
+        #expect(result.status != 0, "\(expected.fault): curl should fail, printed \(result.stdout)")
+        if expected.fault == .connectionReset || expected.fault == .randomDataThenClose {
+            // The connection ends (GOAWAY, then a reset or close): curl names the HTTP/2 stream or the connection.
+            #expect([16, 18, 56, 92].contains(result.status), "\(expected.fault): \(result.status) \(result.stderr)")
+        } else {
+            #expect(result.status == expected.exit, "\(expected.fault): \(result.status) \(result.stderr)")
+            #expect(result.stderr.contains(expected.says), "\(expected.fault): \(result.stderr)")
+        }
+        #expect(result.stdout.hasSuffix(expected.status), "\(expected.fault): \(result.stdout)")
+        // The connection still serves other streams after a stream-level fault.
+        if [.emptyResponse, .truncatedBody, .malformedChunk].contains(expected.fault) {
+            let next = try await Self.curl(["-o", "/dev/null", "-w", "%{http_version} %{http_code}", base + "/menu", base + "/categories"])
+            #expect(next.stdout.hasSuffix("2 200"), "\(next.stdout) \(next.stderr)")
+        }
+        #expect(server.engine.journal.entries().contains { $0.request.path == "/menu" }, "the faulted request is journaled")
+    }
+
+    /// Two streams on one connection: the delayed one does not hold back the other.
+    @Test func delaysArePerStream() async throws {
+        try await withTestGate(exclusive: true) {
+            let (server, base) = try await Self.start([Rule("slow", .get("/menu"), always: Outcome.simulator.delayed(.fixed(2)))])
+            defer { Task { await server.server.stop() } }
+            let result = try await Self.curl(["--parallel", "--parallel-max", "2", "-o", "/dev/null", "-o", "/dev/null",
+                                              "-w", "%{url_effective} %{http_version} %{http_code} %{num_connects} %{time_total}\n",
+                                              base + "/menu", base + "/categories"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = result.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+            let menu = try #require(lines.first { $0[0].hasSuffix("/menu") })
+            let categories = try #require(lines.first { $0[0].hasSuffix("/categories") })
+            #expect(menu[1] == "2" && categories[1] == "2")
+            #expect(Double(menu[4])! >= 2, "the rule's delay: \(menu)")
+            #expect(Double(categories[4])! < 1.5, "the other stream is answered at once: \(categories)")
+            #expect(Int(menu[3])! + Int(categories[3])! == 1, "one connection for both streams: \(lines)")
+        }
+    }
+
+    /// A throttled body is paced in DATA frames.
+    @Test func throttlesPaceTheBody() async throws {
+        try await withTestGate(exclusive: true) {
+            let (server, base) = try await Self.start([Rule("slow-body", .get("/menu"),
+                                                            always: Outcome.simulator.throttled(.bytesPerSecond(600, chunkSize: 200)))])
+            defer { Task { await server.server.stop() } }
+            let result = try await Self.curl(["-o", "/dev/null", "-w", "%{http_version} %{http_code} %{size_download} %{time_total}", base + "/menu"])
+            let fields = result.stdout.split(separator: " ")
+            #expect(fields.count == 4 && fields[0] == "2" && fields[1] == "200", "\(result.stdout) \(result.stderr)")
+            let size = Double(fields[2]) ?? 0, seconds = Double(fields[3]) ?? 0
+            #expect(size > 1_000)
+            #expect(seconds >= (size - 200) / 600 * 0.9, "\(size) bytes at 600 B/s took \(seconds) s")
+        }
+    }
+
+    /// Sessions, the admin API and the journal work over HTTP/2 like over HTTP/1.1.
+    @Test func sessionsAndAdminOverHTTP2() async throws {
+        let (server, base) = try await Self.start([])
+        defer { Task { await server.server.stop() } }
+        let switched = try await Self.curl(["-X", "PUT", "-H", "Content-Type: application/json", "-d", #"{"name":"server-errors","session":"h2"}"#,
+                                            base + "/__admin/scenario"])
+        #expect(switched.status == 0 && switched.stdout.contains("server-errors"), "\(switched.stdout) \(switched.stderr)")
+        let failing = try await Self.curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "X-Mock-Session: h2", base + "/menu"])
+        let other = try await Self.curl(["-o", "/dev/null", "-w", "%{http_code}", base + "/menu"])
+        #expect(failing.stdout.hasPrefix("5"), "\(failing.stdout)")
+        #expect(other.stdout == "200")
+        let journal = try await Self.curl([base + "/__admin/requests?limit=5"])
+        #expect(journal.stdout.contains("\"/menu\""), "\(journal.stdout.prefix(300))")
+        // HEAD over HTTP/2: headers, no body.
+        let head = try await Self.curl(["-I", base + "/categories"])
+        #expect(head.stdout.hasPrefix("HTTP/2 200"), "\(head.stdout)")
+        #expect(head.stdout.lowercased().contains("content-length:"))
+    }
+}
