@@ -18,6 +18,8 @@ import Testing
         ["--scenario", "slow-network", "--seed", "42", "--time-scale", "0.01", "--threads", "1"],
         ["--max-body-size", "1024", "--journal-capacity", "50", "--journal-max-bytes", "100000", "--state", "/tmp/state.json"],
         ["--scenario", "Fixtures/my scenario.json", "--time-scale", "0", "--seed", "18446744073709551615"],
+        ["--tls", "--port", "8443"],
+        ["--tls-port", "0", "--ca-dir", "/tmp/ca", "--san", "api.example.test", "--san", "10.0.0.2", "--no-http2"],
     ]
 
     @Test(arguments: accepted)
@@ -37,6 +39,8 @@ import Testing
         ["--host", "0.0.0.0"], ["--host", "0.0.0.0", "--admin-token", "t", "--admin-open"], ["--idle-timeout", "0"],
         ["--max-head-size", "10"], ["--max-connections", "0"], ["--admin-open", "--admin-open"],
         ["--port", "1", "serve"], ["serve", "serve"], ["--scenario", "--watch"],
+        ["--tls", "--tls"], ["--tls-port", "70000"], ["--san", "bad name"], ["--tls", "--san", "-x"], ["--ca-dir", "/tmp/ca"],
+        ["--port", "8443", "--tls-port", "8443"],
     ]
 
     @Test(arguments: leftToArgumentParser)

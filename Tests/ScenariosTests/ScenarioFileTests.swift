@@ -174,3 +174,57 @@ import Testing
         #expect(try ScenarioFile.load(file) == scenario)
     }
 }
+
+/// The `tls` key of scenario files (#15) and how the engine picks a handshake.
+@Suite struct TLSHandshakeScenarioTests {
+    static func parse(_ tls: String) throws -> Scenario {
+        try ScenarioFile.parse(Data(#"{"version": 1, "name": "t", "tls": \#(tls)}"#.utf8), file: "t.json")
+    }
+
+    @Test func readsEveryField() throws {
+        let scenario = try Self.parse(#"{"fault": "slowHandshake", "handshakeDelay": 2500, "probability": 0.25, "times": 3}"#)
+        #expect(scenario.tls == TLSHandshake(fault: .slowHandshake, handshakeDelay: 2.5, probability: 0.25, times: 3))
+        #expect(try Self.parse(#"{"fault": "wrongHost"}"#).tls == TLSHandshake(fault: .wrongHost))
+    }
+
+    @Test func namesEachProblemWithItsPath() {
+        func problems(_ tls: String) -> [String] {
+            do {
+                _ = try Self.parse(tls)
+                return []
+            } catch {
+                return (error as? FixtureError)?.problems.map { "\($0.jsonPath): \($0.reason)" } ?? ["\(error)"]
+            }
+        }
+        #expect(problems(#"{"fault": "meltdown"}"#).first?.hasPrefix("$.tls.fault: \"meltdown\" is not one of: expiredCertificate, handshakeReset") == true)
+        #expect(problems(#"{}"#) == ["$.tls.fault: required key is missing"])
+        #expect(problems(#"{"fault": "wrongHost", "handshakeDelay": 5}"#) == ["$.tls.handshakeDelay: only a slowHandshake waits"])
+        #expect(problems(#"{"fault": "wrongHost", "probability": 2}"#).first?.hasPrefix("$.tls.probability:") == true)
+        #expect(problems(#"{"fault": "wrongHost", "times": 0}"#).first?.hasPrefix("$.tls.times:") == true)
+        #expect(problems(#"{"fault": "wrongHost", "port": 1}"#).first?.hasPrefix("$.tls") == true)
+    }
+
+    static func engine(_ tls: TLSHandshake, seed: UInt64 = 7) -> ScenarioEngine {
+        let library = ScenarioLibrary([Scenario(name: "tls", tls: tls)])
+        return ScenarioEngine(inner: Router(routes: []), library: library, current: "tls", seed: seed, timeScale: 1)
+    }
+
+    @Test func timesCountsConnectionsFromTheSelection() throws {
+        let engine = Self.engine(TLSHandshake(fault: .handshakeReset, times: 2))
+        #expect((0..<4).map { _ in engine.handshake()?.fault } == [.handshakeReset, .handshakeReset, nil, nil])
+        try engine.select("tls")
+        #expect(engine.handshake()?.fault == .handshakeReset, "selecting the scenario again starts the count afresh")
+        try engine.select("happy-path")
+        #expect(engine.handshake() == nil)
+    }
+
+    @Test func probabilityIsSeededAndReproducible() {
+        let first = Self.engine(TLSHandshake(fault: .wrongHost, probability: 0.3))
+        let second = Self.engine(TLSHandshake(fault: .wrongHost, probability: 0.3))
+        let a = (0..<200).map { _ in first.handshake() != nil }
+        let b = (0..<200).map { _ in second.handshake() != nil }
+        #expect(a == b, "the same seed gives the same connections their fault")
+        let share = Double(a.filter { $0 }.count) / 200
+        #expect(share > 0.2 && share < 0.4, "about 30 %: \(share)")
+    }
+}

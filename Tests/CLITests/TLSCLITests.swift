@@ -1,0 +1,99 @@
+import Foundation
+import TestSupport
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `mock-server --tls` and `mock-server ca` as a user runs them (#15).
+@Suite struct TLSCLITests {
+    static func folder() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("cli-ca-\(UUID().uuidString)")
+    }
+
+    @Test func caPrintsItsPathAndFingerprintAndMakesItOnce() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (status, stdout, stderr) = try await MockServerProcess.run(["ca", "--ca-dir", folder.path])
+        #expect(status == 0, "\(stderr)")
+        let lines = stdout.split(separator: "\n").map(String.init)
+        let pem = folder.appendingPathComponent("ca.pem").path
+        #expect(lines.first == "CA certificate: \(pem) (created now)")
+        // The fingerprint is openssl's.
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        openssl.arguments = ["openssl", "x509", "-noout", "-fingerprint", "-sha256", "-in", pem]
+        let out = Pipe()
+        openssl.standardOutput = out
+        try openssl.run()
+        openssl.waitUntilExit()
+        let expected = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "=", maxSplits: 1).last.map(String.init)
+        #expect(lines.count > 1 && lines[1] == "SHA-256: \(expected ?? "?")")
+        // A second run finds it.
+        let (_, again, _) = try await MockServerProcess.run(["ca", "--ca-dir", folder.path])
+        #expect(again.hasPrefix("CA certificate: \(pem)\n"))
+        #expect(again.contains(lines[1]))
+        let (_, printed, _) = try await MockServerProcess.run(["ca", "--ca-dir", folder.path, "--pem"])
+        #expect(printed.trimmingCharacters(in: .newlines) == (try String(contentsOfFile: pem, encoding: .utf8)).trimmingCharacters(in: .newlines))
+    }
+
+    @Test func caForTheSimulatorGivesTheSimctlCommand() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (status, stdout, stderr) = try await MockServerProcess.run(["ca", "--ca-dir", folder.path, "--simulator", "booted"])
+        #if os(macOS)
+        _ = (status, stdout, stderr)   // runs xcrun: needs a booted simulator
+        #else
+        #expect(status == 0, "\(stderr)")
+        #expect(stdout.contains("xcrun simctl keychain booted add-root-cert \(folder.appendingPathComponent("ca.pem").path)"), "\(stdout)")
+        #endif
+    }
+
+    @Test func anUnusableCAFolderExitsWith2AndSaysWhy() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("junk".utf8).write(to: folder.appendingPathComponent("ca.pem"))
+        let (status, _, stderr) = try await MockServerProcess.run(["ca", "--ca-dir", folder.path])
+        #expect(status == 2)
+        #expect(stderr.contains(folder.appendingPathComponent("ca.pem").path) && stderr.contains("PEM"), "\(stderr)")
+        #expect(!stderr.contains("Fatal error"))
+        let (serveStatus, serveOut, serveErr) = try await MockServerProcess.run(["--tls", "--port", "0", "--ca-dir", folder.path])
+        #expect(serveStatus == 2, "\(serveOut) \(serveErr)")
+        #expect(serveErr.contains("cannot serve HTTPS") && serveErr.contains("ca.pem"), "\(serveErr)")
+    }
+
+    @Test func badTLSArgumentsExitWith2() async throws {
+        for arguments in [["--tls", "--san", "bad name!"], ["--ca-dir", "/tmp/x"], ["--tls-port", "99999"]] {
+            let (status, _, stderr) = try await MockServerProcess.run(["--port", "0"] + arguments)
+            #expect(status == 2, "\(arguments): \(stderr)")
+            #expect(stderr.contains("--"), "\(arguments): \(stderr)")
+        }
+    }
+
+    /// `--tls-port` serves both schemes; the lines printed say where, and where the CA is.
+    @Test func tlsPortServesBothSchemesAndPrintsTheCA() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let child = try MockServerProcess(["--port", "0", "--tls-port", "0", "--ca-dir", folder.path])
+        let first = try #require(await child.firstLine())
+        let second = try #require(await child.firstLine())
+        let third = try #require(await child.firstLine())
+        #expect(first.hasPrefix("Listening on http://127.0.0.1:"))
+        #expect(second.hasPrefix("Listening on https://127.0.0.1:"))
+        #expect(third.contains(folder.appendingPathComponent("ca.pem").path) && third.contains("SHA-256"), "\(third)")
+        let secure = String(second.dropFirst("Listening on ".count)).replacingOccurrences(of: "127.0.0.1", with: "localhost")
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        curl.arguments = ["curl", "-sS", "--cacert", folder.appendingPathComponent("ca.pem").path, "--http2", "-o", "/dev/null",
+                          "-w", "%{http_version} %{http_code}", secure + "/menu"]
+        let out = Pipe()
+        curl.standardOutput = out
+        try curl.run()
+        curl.waitUntilExit()
+        #expect(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "2 200")
+        child.signal(SIGTERM)
+        #expect(await child.waitForExit() == 0)
+    }
+}
