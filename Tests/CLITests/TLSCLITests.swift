@@ -12,6 +12,8 @@ import FoundationNetworking
     }
 
     @Test func caPrintsItsPathAndFingerprintAndMakesItOnce() async throws {
+        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
+        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let folder = Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let (status, stdout, stderr) = try await MockServerProcess.run(["ca", "--ca-dir", folder.path])
@@ -39,6 +41,8 @@ import FoundationNetworking
     }
 
     @Test func caForTheSimulatorGivesTheSimctlCommand() async throws {
+        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
+        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let folder = Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let (status, stdout, stderr) = try await MockServerProcess.run(["ca", "--ca-dir", folder.path, "--simulator", "booted"])
@@ -51,6 +55,8 @@ import FoundationNetworking
     }
 
     @Test func anUnusableCAFolderExitsWith2AndSaysWhy() async throws {
+        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
+        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let folder = Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -65,6 +71,8 @@ import FoundationNetworking
     }
 
     @Test func badTLSArgumentsExitWith2() async throws {
+        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
+        defer { Task { await TestGate.shared.release(exclusive: false) } }
         for arguments in [["--tls", "--san", "bad name!"], ["--ca-dir", "/tmp/x"], ["--tls-port", "99999"]] {
             let (status, _, stderr) = try await MockServerProcess.run(["--port", "0"] + arguments)
             #expect(status == 2, "\(arguments): \(stderr)")
@@ -74,6 +82,8 @@ import FoundationNetworking
 
     /// `--tls-port` serves both schemes; the lines printed say where, and where the CA is.
     @Test func tlsPortServesBothSchemesAndPrintsTheCA() async throws {
+        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
+        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let folder = Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let child = try MockServerProcess(["--port", "0", "--tls-port", "0", "--ca-dir", folder.path])

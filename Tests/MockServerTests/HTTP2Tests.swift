@@ -40,6 +40,8 @@ import Testing
 
     @Test(arguments: faults)
     func faultsBecomeHTTP2Frames(_ expected: FaultCase) async throws {
+        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
+        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let (server, base) = try await Self.start([Rule("fault", .get("/menu"), always: Outcome(fault: expected.fault))])
         defer { Task { await server.server.stop() } }
         let result = try await Self.curl(["-m", "3", "-o", "/dev/null", "-w", "%{http_version} %{http_code}", base + "/menu"])
@@ -96,6 +98,8 @@ import Testing
 
     /// Sessions, the admin API and the journal work over HTTP/2 like over HTTP/1.1.
     @Test func sessionsAndAdminOverHTTP2() async throws {
+        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
+        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let (server, base) = try await Self.start([])
         defer { Task { await server.server.stop() } }
         let switched = try await Self.curl(["-X", "PUT", "-H", "Content-Type: application/json", "-d", #"{"name":"server-errors","session":"h2"}"#,

@@ -58,7 +58,7 @@ import FoundationNetworking
     /// Without a profile the same upload is a loopback upload (the control for the two
     /// tests above: their time is the profile's, not the machine's).
     @Test func withoutAProfileTheUploadIsNotPaced() async throws {
-        try await withServer { server in
+        try await withTestGate(exclusive: true) { try await withServer { server in
             let client = OpenMarketClient(base: server.url(""))
             let ((_, response), elapsed) = try await measure {
                 try await client.create(images: [("big.png", Self.image, "image/png")])
@@ -66,7 +66,7 @@ import FoundationNetworking
             #expect(response.statusCode == 201)
             #expect(elapsed < 5, "\(elapsed)")
             #expect(server.engine.journal.entries().last?.network == nil)
-        }
+        } }
     }
 
     @Test func theDownlinkPacesTheResponseBody() async throws {

@@ -197,7 +197,7 @@ import FoundationNetworking
         try await withServer { server in
             let list = try object(try await HTTP.get(server.url("/__admin/scenarios")).0)
             #expect(list["current"] as? String == "happy-path")
-            #expect((list["scenarios"] as? [[String: Any]])?.count == 15)
+            #expect((list["scenarios"] as? [[String: Any]])?.count == 20)
 
             let (_, switched) = try await HTTP.post(server.url("/__admin/scenario"), json: #"{"name":"order-fails-then-succeeds"}"#, method: "PUT")
             #expect(switched.statusCode == 200)

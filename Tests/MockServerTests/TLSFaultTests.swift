@@ -36,6 +36,8 @@ import FoundationNetworking
 
     @Test(arguments: cases)
     func eachFaultGivesTheDocumentedClientError(_ fault: Case) async throws {
+        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
+        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let ca = try TestCA.trusted()
         let server = try await TestServer.start(scenario: fault.scenario, tls: TLSSettings(caDirectory: ca.directory))
         defer { Task { await server.server.stop() } }
@@ -60,6 +62,8 @@ import FoundationNetworking
     /// `times` limits a fault to the first connections after the scenario is selected, and
     /// switching back to a scenario without `tls` gives good handshakes again.
     @Test func aFaultForTheFirstConnectionsThenGoodOnes() async throws {
+        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
+        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let ca = try TestCA.trusted()
         let scenario = Scenario(name: "reset-once", tls: TLSHandshake(fault: .handshakeReset, times: 1))
         let server = try await TestServer.start(scenarios: [scenario], scenario: scenario.name, tls: TLSSettings(caDirectory: ca.directory))
@@ -79,6 +83,8 @@ import FoundationNetworking
 
     /// A slow handshake takes its delay, then succeeds (a patient client gets its answer).
     @Test func aSlowHandshakeAnswersAfterItsDelay() async throws {
+        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
+        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let ca = try TestCA.trusted()
         let scenario = Scenario(name: "slow-tls", tls: TLSHandshake(fault: .slowHandshake, handshakeDelay: 1.5))
         let server = try await TestServer.start(scenarios: [scenario], scenario: scenario.name, tls: TLSSettings(caDirectory: ca.directory))

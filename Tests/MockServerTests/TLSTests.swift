@@ -24,6 +24,8 @@ import FoundationNetworking
     }
 
     @Test func urlSessionGetsTheAPIsOverHTTPSWithHTTPSImageURLs() async throws {
+        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
+        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let server = try await Self.secureServer()
         defer { Task { await server.server.stop() } }
         #expect(server.address.baseURL.hasPrefix("https://"))
@@ -44,6 +46,8 @@ import FoundationNetworking
     }
 
     @Test func curlWithTheCAGetsTheMenuOverHTTP2AndHTTP1() async throws {
+        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
+        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let server = try await Self.secureServer()
         defer { Task { await server.server.stop() } }
         let ca = try TestCA.trusted().certificateURL.path
@@ -70,6 +74,8 @@ import FoundationNetworking
     }
 
     @Test func openSSLSeesTheNamesALPNAndApplesRules() async throws {
+        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
+        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let server = try await Self.secureServer(extraNames: [SubjectName(parsing: "api.example.test")!, SubjectName(parsing: "10.9.8.7")!])
         defer { Task { await server.server.stop() } }
         let ca = try TestCA.trusted().certificateURL.path
@@ -105,6 +111,8 @@ import FoundationNetworking
     }
 
     @Test func withoutHTTP2ALPNOffersHTTP1Only() async throws {
+        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
+        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let server = try await Self.secureServer(http2: false)
         defer { Task { await server.server.stop() } }
         let ca = try TestCA.trusted().certificateURL.path
@@ -114,6 +122,8 @@ import FoundationNetworking
     }
 
     @Test func plainAndSecureListenersServeOneEngine() async throws {
+        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
+        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let ca = try TestCA.trusted()
         let server = try await TestServer.start(tls: TLSSettings(caDirectory: ca.directory, port: 0))
         defer { Task { await server.server.stop() } }
@@ -138,6 +148,8 @@ import FoundationNetworking
     // MARK: The CA
 
     @Test func theCAIsMadeOnceAndReusedAndServedForDevices() async throws {
+        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
+        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ca-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let first = try await TestServer.start(tls: TLSSettings(caDirectory: folder))
@@ -163,6 +175,8 @@ import FoundationNetworking
     }
 
     @Test func aServerWithoutTLSHasNoCAToGive() async throws {
+        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
+        defer { Task { await TestGate.shared.release(exclusive: false) } }
         try await withServer { server in
             let (data, response) = try await Self.session().data(from: server.url("/__admin/ca.pem"))
             #expect((response as? HTTPURLResponse)?.statusCode == 404)
@@ -171,6 +185,8 @@ import FoundationNetworking
     }
 
     @Test func aBrokenCAFolderIsNamedNotCrashed() async throws {
+        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
+        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ca-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
