@@ -15,6 +15,7 @@ import platform
 import re
 import shutil
 import signal
+import ssl
 import socket
 import statistics
 import subprocess
@@ -112,18 +113,37 @@ def wait_ready(port, deadline_seconds=20):
     raise RuntimeError(f"nothing answered 200 on port {port} within {deadline_seconds} s")
 
 
+def wait_ready_tls(base, deadline_seconds=20):
+    """The first 200 over HTTPS (certificate not checked: only readiness)."""
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    deadline = time.monotonic() + deadline_seconds
+    while time.monotonic() < deadline:
+        try:
+            if urllib.request.urlopen(base + "/menu", timeout=1, context=context).status == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.0002)
+    raise RuntimeError(f"nothing answered 200 at {base} within {deadline_seconds} s")
+
+
 # ---------------------------------------------------------------- servers
 
 class Mock:
     name = "mock-server"
 
-    def __init__(self, binary, core, extra=()):
+    def __init__(self, binary, core, extra=(), tls=False):
         self.port = free_port()
         self.proc = subprocess.Popen(pinned(core, [binary, "--port", str(self.port), "--log-level", "warning", *extra]),
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         STARTED.append(self.proc)
-        wait_ready(self.port)
-        self.base = f"http://127.0.0.1:{self.port}"
+        self.base = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}"
+        if tls:
+            wait_ready_tls(self.base)
+        else:
+            wait_ready(self.port)
         self.pids = [self.proc.pid]
 
 
@@ -160,16 +180,27 @@ http {{
 class Nginx:
     name = "nginx"
 
-    def __init__(self, binary, core, folder):
+    def __init__(self, binary, core, folder, tls=None):
         self.port = free_port()
         conf = os.path.join(folder, f"nginx-{self.port}.conf")
+        listen = f"listen 127.0.0.1:{self.port}"
+        text = NGINX_CONF.format(tmp=folder, port=self.port)
+        if tls:
+            # The same certificate and key as the mock; HTTP/2 by ALPN; no session reuse
+            # on either side, so every new connection is a full handshake.
+            text = text.replace(listen + ";", f"{listen} ssl http2;\n        ssl_certificate {tls[0]};\n"
+                                f"        ssl_certificate_key {tls[1]};\n        ssl_protocols TLSv1.2 TLSv1.3;\n"
+                                f"        ssl_session_cache off;\n        ssl_session_tickets off;")
         with open(conf, "w") as f:
-            f.write(NGINX_CONF.format(tmp=folder, port=self.port))
+            f.write(text)
         self.proc = subprocess.Popen(pinned(core, [binary, "-c", conf, "-p", folder]),
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         STARTED.append(self.proc)
-        wait_ready(self.port)
-        self.base = f"http://127.0.0.1:{self.port}"
+        self.base = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}"
+        if tls:
+            wait_ready_tls(self.base)
+        else:
+            wait_ready(self.port)
         self.pids = family(self.proc.pid)
 
 
@@ -281,6 +312,79 @@ def memory(args, binary, cores, path):
     return idle, marks, series
 
 
+def make_certificate(binary, folder):
+    """One certificate for both servers: the mock's local CA (made by `mock-server ca`)
+    signs a P-256 leaf for 127.0.0.1 and localhost with openssl, the kind the mock issues."""
+    ca_dir = os.path.join(folder, "ca")
+    subprocess.run([binary, "ca", "--ca-dir", ca_dir], check=True, capture_output=True)
+    key, csr, cert, ext = (os.path.join(folder, name) for name in ("server-key.pem", "server.csr", "server.pem", "server.ext"))
+    with open(ext, "w") as f:
+        f.write("subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n")
+    subprocess.run(["openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", key + ".ec"], check=True, capture_output=True)
+    subprocess.run(["openssl", "pkcs8", "-topk8", "-nocrypt", "-in", key + ".ec", "-out", key], check=True, capture_output=True)
+    subprocess.run(["openssl", "req", "-new", "-key", key, "-subj", "/CN=localhost", "-out", csr], check=True, capture_output=True)
+    subprocess.run(["openssl", "x509", "-req", "-in", csr, "-CA", os.path.join(ca_dir, "ca.pem"), "-CAkey", os.path.join(ca_dir, "ca-key.pem"),
+                    "-CAcreateserial", "-days", "397", "-sha256", "-extfile", ext, "-out", cert], check=True, capture_output=True)
+    return cert, key
+
+
+def h2load(url, clients, requests, streams, core):
+    argv = ["h2load", "-n", str(requests), "-c", str(clients), "-m", str(streams), url]
+    out = subprocess.run(pinned(core, argv), capture_output=True, text=True, timeout=300).stdout
+    match = re.search(r"finished in ([\d.]+)(ms|s), ([\d.]+) req/s", out)
+    done = re.search(r"requests: \d+ total, \d+ started, (\d+) done, (\d+) succeeded, (\d+) failed, (\d+) errored", out)
+    if not match or not done or int(done.group(2)) == 0:
+        raise RuntimeError(f"h2load gave no figures for {url}:\n{out}")
+    return {"rps": float(match.group(3)), "requests": int(done.group(1)), "errors": int(done.group(3)) + int(done.group(4)),
+            "seconds": float(match.group(1)) / (1000 if match.group(2) == "ms" else 1)}
+
+
+def tls(args, binary, nginx_binary, cores, folder):
+    """HTTPS against nginx with TLS: the same certificate, the same bytes, the same run.
+    Keep-alive req/s over HTTP/1.1 (wrk) and HTTP/2 (h2load, 10 streams per connection),
+    and full handshakes per second (a new connection per request: wrk with
+    `Connection: close`; h2load with one request per client)."""
+    cert, key = make_certificate(binary, folder)
+    mock = Mock(binary, cores[1], ["--tls", "--tls-cert", cert, "--tls-key", key], tls=True)
+    context = ssl.create_default_context(cafile=os.path.join(folder, "ca", "ca.pem"))
+    # The menu's image URLs name the scheme and port the client used: nginx gets these bytes.
+    a = urllib.request.urlopen(mock.base + "/menu", context=context).read()
+    with open(os.path.join(folder, "www", "menu.json"), "wb") as f:
+        f.write(a)
+    nginx = Nginx(nginx_binary, cores[1], folder, tls=(cert, key))
+    b = urllib.request.urlopen(nginx.base + "/menu", context=context).read()
+    if a != b:
+        raise RuntimeError("over TLS, nginx and the mock serve different bytes")
+    runs = {}
+    seconds = args.duration
+    for server in (mock, nginx):   # warm-up
+        wrk(server.base + "/menu", 16, 1, cores[0])
+    for round_number in range(args.rounds):
+        order = (mock, nginx) if round_number % 2 == 0 else (nginx, mock)
+        for server in order:
+            keep = wrk(server.base + "/menu", 64, seconds, cores[0])
+            fresh = wrk(server.base + "/menu", 16, seconds, cores[0], headers=["Connection: close"])
+            h2 = h2load(server.base + "/menu", 16, max(2000, int(keep["rps"] * seconds)), 10, cores[0])
+            h2_fresh = h2load(server.base + "/menu", 200, 200, 1, cores[0])   # one request per connection
+            row = {"h1_keepalive": keep["rps"], "h1_handshakes": fresh["rps"], "h2_keepalive": h2["rps"], "h2_handshakes": h2_fresh["rps"],
+                   "errors": keep["errors"] + keep["socket_errors"] + fresh["errors"] + h2["errors"] + h2_fresh["errors"]}
+            runs.setdefault(server.name, []).append(row)
+            log(f"  round {round_number + 1} TLS {server.name:11} h1 keep-alive {row['h1_keepalive']:>8.0f} req/s, "
+                f"h1 handshakes {row['h1_handshakes']:>6.0f}/s, h2 keep-alive {row['h2_keepalive']:>8.0f} req/s, "
+                f"h2 handshakes {row['h2_handshakes']:>6.0f}/s, errors {row['errors']}")
+    stop(mock.proc)
+    stop(nginx.proc)
+    return runs
+
+
+def tls_startup(binary, cores, folder, samples):
+    """Start-up to the first 200 with --tls and an existing CA (it issues a certificate per
+    start), beside a plain start, taking turns."""
+    ca_dir = os.path.join(folder, "ca")
+    return startup({"plain": lambda: Mock(binary, cores[1]),
+                    "tls": lambda: Mock(binary, cores[1], ["--tls", "--ca-dir", ca_dir], tls=True)}, samples)
+
+
 def contract_timing(binary, rounds):
     out = subprocess.run([binary, str(rounds)], capture_output=True, text=True, timeout=600).stdout
     return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
@@ -292,7 +396,7 @@ def median_of(runs, key):
     return statistics.median(run[key] for run in runs)
 
 
-def report(args, runs, targets, delay, starts, mem, contracts, sizes):
+def report(args, runs, targets, delay, starts, mem, contracts, sizes, tls_runs, tls_starts):
     lines = []
     today = datetime.date.today().isoformat()
     cpu = platform.processor() or platform.machine()
@@ -318,14 +422,29 @@ def report(args, runs, targets, delay, starts, mem, contracts, sizes):
                          f"{median_of(mock, 'p50'):.3f} / {median_of(mock, 'p99'):.3f} | "
                          f"{median_of(nginx, 'p50'):.3f} / {median_of(nginx, 'p99'):.3f} | "
                          f"{m_cpu:.1f} | {n_cpu:.1f} | {m_cpu / n_cpu:.2f}× |")
+    lines.append("")
+    lines.append("Over TLS (the same P-256 certificate from the mock's CA for both; TLS 1.3; no session reuse), `/menu`:")
+    lines.append("")
+    lines.append("| | mock req/s | nginx req/s | ratio |")
+    lines.append("|---|---:|---:|---:|")
+    tls_figures = {}
+    for key, label in (("h1_keepalive", "HTTP/1.1 keep-alive, 64 conns (wrk)"), ("h1_handshakes", "HTTP/1.1 new connection per request, 16 conns: handshakes/s (wrk)"),
+                       ("h2_keepalive", "HTTP/2 keep-alive, 16 conns × 10 streams (h2load)"), ("h2_handshakes", "HTTP/2 one request per connection, 200 conns: handshakes/s (h2load)")):
+        m, n = median_of(tls_runs["mock-server"], key), median_of(tls_runs["nginx"], key)
+        tls_figures[key] = m / n
+        lines.append(f"| {label} | {m:,.0f} | {n:,.0f} | {m / n:.2f}× |")
+    tls_errors = sum(run["errors"] for runs_ in tls_runs.values() for run in runs_)
     slow, fast = delay
     (mock_start, mock_starts), (nginx_start, _) = starts
+    (plain_start, _), (tls_start, tls_start_samples) = tls_starts["plain"], tls_starts["tls"]
     idle, marks, _ = mem
     lines.append("")
     lines.append(f"- Delayed: {args.delayed_connections} connections each with a fixed 200 ms delay "
                  f"({slow['requests']:,} requests): observed p50 {slow['p50']:.1f} ms, p99 {slow['p99']:.1f} ms; "
                  f"the undelayed client beside them: p50 {fast['p50']:.3f} ms, p99 {fast['p99']:.3f} ms.")
     lines.append(f"- Start-up to the first 200 (median of {len(mock_starts)} each, the two servers taking turns): mock-server {mock_start:.1f} ms, nginx {nginx_start:.1f} ms.")
+    lines.append(f"- Start-up with `--tls` and an existing CA (a certificate issued per start; median of {len(tls_start_samples)}, "
+                 f"taking turns with a plain start): {tls_start:.1f} ms, plain {plain_start:.1f} ms ({tls_start / plain_start:.2f}×).")
     lines.append(f"- Memory (RSS): idle {idle:.1f} MB; {marks['half'][1]:.1f} MB after {marks['half'][0]:,} requests, "
                  f"{marks['full'][1]:.1f} MB after {marks['full'][0]:,} (journal cap 10,000).")
     for contract in contracts:
@@ -342,6 +461,8 @@ def report(args, runs, targets, delay, starts, mem, contracts, sizes):
         ("delayed p99 ≤ 210 ms", slow["p99"] <= 210, f"{slow['p99']:.1f} ms"),
         ("undelayed client p99 ≤ 5 ms", fast["p99"] <= 5, f"{fast['p99']:.2f} ms"),
         ("start-up to first 200 ≤ 25 ms", mock_start <= 25, f"{mock_start:.1f} ms"),
+        ("start-up with --tls and an existing CA ≤ 2× plain", tls_start <= 2 * plain_start, f"{tls_start / plain_start:.2f}×"),
+        ("TLS runs without an error (both servers)", tls_errors == 0, f"{tls_errors} errors"),
         ("RSS after 1M requests ≤ 32 MB", marks["full"][1] <= 32 and marks["full"][0] >= args.million, f"{marks['full'][1]:.1f} MB"),
         ("RSS flat from 500k to 1M (≤ 1 MB growth)", marks["full"][1] - marks["half"][1] <= 1.0,
          f"{marks['full'][1] - marks['half'][1]:+.1f} MB"),
@@ -395,8 +516,9 @@ def main():
     for tool, path in (("mock-server", args.binary), ("contract-timing", args.contract_timing), ("nginx", nginx_binary)):
         if not os.access(path, os.X_OK):
             sys.exit(f"error: {tool} not found at {path} (Benchmarks/run.sh builds and installs everything)")
-    if not shutil.which("wrk"):
-        sys.exit("error: wrk not found (Benchmarks/run.sh installs it)")
+    for tool in ("wrk", "h2load", "openssl"):
+        if not shutil.which(tool):
+            sys.exit(f"error: {tool} not found (Benchmarks/run.sh installs it)")
     cores = (0, 1) if (os.cpu_count() or 1) >= 2 else (None, None)
 
     folder = tempfile.mkdtemp(prefix="mock-bench-")
@@ -444,10 +566,16 @@ def main():
         mem = memory(args, args.binary, cores, "/menu")
         log("  " + ", ".join(f"{n:,}: {r:.1f} MB" for n, r in mem[2]))
 
+        log(f"TLS: {args.rounds} rounds × 2 servers; HTTP/1.1 and HTTP/2, keep-alive and handshakes")
+        tls_runs = tls(args, args.binary, nginx_binary, cores, folder)
+        log("start-up with --tls and an existing CA, beside plain")
+        tls_starts = tls_startup(args.binary, cores, folder, args.startups)
+        log(f"  plain {tls_starts['plain'][0]:.1f} ms, tls {tls_starts['tls'][0]:.1f} ms")
+
         log("contract suites")
         contracts = contract_timing(args.contract_timing, 1 if args.quick else 3)
 
-        text, met = report(args, runs, targets, delay, (mock_start, nginx_start), mem, contracts, sizes)
+        text, met = report(args, runs, targets, delay, (mock_start, nginx_start), mem, contracts, sizes, tls_runs, tls_starts)
         print(text)
         with open(os.path.join(ROOT, "Benchmarks", "results.md"), "w") as f:
             f.write(text)

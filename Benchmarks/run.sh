@@ -10,6 +10,9 @@ need=()
 command -v wrk >/dev/null 2>&1 || need+=(wrk)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 command -v taskset >/dev/null 2>&1 || need+=(util-linux)
+# The TLS rows: HTTP/2 load from nghttp2's h2load; openssl signs the shared certificate.
+command -v h2load >/dev/null 2>&1 || need+=(nghttp2-client)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
 # contract-timing uses URLSession; linked statically, FoundationNetworking needs libcurl's headers.
 [ -e /usr/include/x86_64-linux-gnu/curl/curl.h ] || [ -e /usr/include/curl/curl.h ] || need+=(libcurl4-openssl-dev)
 if [ ${#need[@]} -gt 0 ]; then

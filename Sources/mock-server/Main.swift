@@ -69,6 +69,8 @@ extension ServeSettings {
             case "--tls-port": guard let number = Int(value) else { return nil }; tlsPort = number
             case "--ca-dir": caDirectory = value
             case "--san": san.append(value)
+            case "--tls-cert": tlsCert = value
+            case "--tls-key": tlsKey = value
             default: return nil
             }
         }

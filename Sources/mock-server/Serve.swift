@@ -90,6 +90,12 @@ struct Serve: AsyncParsableCommand {
     @Flag(name: .customLong("no-http2"), help: "With --tls, offer HTTP/1.1 only (no h2 in ALPN).")
     var noHTTP2 = false
 
+    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("With --tls, present this certificate chain (PEM) instead of one from the local CA; needs --tls-key.", valueName: "file"))
+    var tlsCert: String?
+
+    @Option(name: .customLong("tls-key"), help: ArgumentHelp("The private key (PEM) of --tls-cert.", valueName: "file"))
+    var tlsKey: String?
+
     func validate() throws {
         if let problem = settings.problem { throw ValidationError(problem) }
     }
@@ -102,7 +108,7 @@ struct Serve: AsyncParsableCommand {
                       timeScale: timeScale, seed: seed, watch: watch, strict: strict, threads: threads, state: state,
                       idleTimeout: idleTimeout, headTimeout: headTimeout, maxHeadSize: maxHeadSize,
                       maxConnections: maxConnections, adminToken: adminToken, adminOpen: adminOpen, network: network,
-                      tls: tls, tlsPort: tlsPort, caDirectory: caDirectory, san: san, noHTTP2: noHTTP2)
+                      tls: tls, tlsPort: tlsPort, caDirectory: caDirectory, san: san, noHTTP2: noHTTP2, tlsCert: tlsCert, tlsKey: tlsKey)
     }
 
     func run() async throws {
@@ -140,6 +146,8 @@ struct ServeSettings: Equatable, Sendable {
     var caDirectory: String?
     var san: [String] = []
     var noHTTP2 = false
+    var tlsCert: String?
+    var tlsKey: String?
 
     static let defaults = ServeSettings()
 
@@ -177,7 +185,10 @@ struct ServeSettings: Equatable, Sendable {
         if let bad = san.first(where: { SubjectName(parsing: $0) == nil }) {
             return "--san \(bad) is neither a DNS name nor an IP address"
         }
-        if !usesTLS && (caDirectory != nil || !san.isEmpty || noHTTP2) { return "--ca-dir, --san and --no-http2 need --tls or --tls-port" }
+        if !usesTLS && (caDirectory != nil || !san.isEmpty || noHTTP2 || tlsCert != nil || tlsKey != nil) {
+            return "--ca-dir, --san, --no-http2, --tls-cert and --tls-key need --tls or --tls-port"
+        }
+        if (tlsCert == nil) != (tlsKey == nil) { return "--tls-cert and --tls-key go together" }
         return nil
     }
 
@@ -187,7 +198,8 @@ struct ServeSettings: Equatable, Sendable {
     var tlsSettings: TLSSettings? {
         guard usesTLS else { return nil }
         return TLSSettings(caDirectory: caDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? LocalCA.defaultDirectory,
-                           extraNames: san.compactMap(SubjectName.init(parsing:)), port: tlsPort, http2: !noHTTP2)
+                           extraNames: san.compactMap(SubjectName.init(parsing:)), port: tlsPort, http2: !noHTTP2,
+                           certificateFile: tlsCert.map { URL(fileURLWithPath: $0) }, keyFile: tlsKey.map { URL(fileURLWithPath: $0) })
     }
 
     var fixturesDirectory: URL { FixtureOptions.directory(fixtures) }

@@ -19,6 +19,7 @@ import Testing
         ["--max-body-size", "1024", "--journal-capacity", "50", "--journal-max-bytes", "100000", "--state", "/tmp/state.json"],
         ["--scenario", "Fixtures/my scenario.json", "--time-scale", "0", "--seed", "18446744073709551615"],
         ["--tls", "--port", "8443"],
+        ["--tls", "--tls-cert", "/tmp/server.pem", "--tls-key", "/tmp/server-key.pem"],
         ["--tls-port", "0", "--ca-dir", "/tmp/ca", "--san", "api.example.test", "--san", "10.0.0.2", "--no-http2"],
     ]
 
@@ -40,7 +41,7 @@ import Testing
         ["--max-head-size", "10"], ["--max-connections", "0"], ["--admin-open", "--admin-open"],
         ["--port", "1", "serve"], ["serve", "serve"], ["--scenario", "--watch"],
         ["--tls", "--tls"], ["--tls-port", "70000"], ["--san", "bad name"], ["--tls", "--san", "-x"], ["--ca-dir", "/tmp/ca"],
-        ["--port", "8443", "--tls-port", "8443"],
+        ["--port", "8443", "--tls-port", "8443"], ["--tls", "--tls-cert", "/tmp/server.pem"],
     ]
 
     @Test(arguments: leftToArgumentParser)

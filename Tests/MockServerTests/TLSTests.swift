@@ -145,6 +145,33 @@ import FoundationNetworking
         #expect(paths.contains("/order") && paths.contains("/categories"))
     }
 
+    /// `--tls-cert`/`--tls-key`: the server presents the given certificate, byte for byte.
+    @Test func aGivenCertificateIsPresentedAsIs() async throws {
+        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
+        defer { Task { await TestGate.shared.release(exclusive: false) } }
+        let ca = try TestCA.trusted()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("given-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let identity = try ca.issue(for: [.dns("localhost"), SubjectName(parsing: "127.0.0.1")!, .dns("given.example.test")])
+        let certificate = folder.appendingPathComponent("server.pem"), key = folder.appendingPathComponent("server-key.pem")
+        try Data(identity.certificatePEM.utf8).write(to: certificate)
+        try Data(identity.privateKeyPEM.utf8).write(to: key)
+        let server = try await TestServer.start(tls: TLSSettings(caDirectory: ca.directory, certificateFile: certificate, keyFile: key))
+        defer { Task { await server.server.stop() } }
+        let handshake = try await Tool.run("openssl", ["s_client", "-connect", "127.0.0.1:\(server.port)", "-CAfile", ca.certificateURL.path], input: "")
+        let served = try await Tool.run("openssl", ["x509", "-noout", "-fingerprint", "-sha256"], input: handshake.stdout).stdout
+        let given = try await Tool.run("openssl", ["x509", "-noout", "-fingerprint", "-sha256", "-in", certificate.path]).stdout
+        #expect(!given.isEmpty && served == given, "\(served) vs \(given)")
+        #expect(handshake.stdout.contains("Verify return code: 0 (ok)"))
+        // A missing key file is named.
+        await #expect { try await TestServer.start(tls: TLSSettings(caDirectory: ca.directory, certificateFile: certificate,
+                                                                    keyFile: folder.appendingPathComponent("nope.pem"))) } throws: { error in
+            guard case ServerError.tls(let problem) = error else { return false }
+            return problem.file.hasSuffix("nope.pem") && problem.reason == "no such file"
+        }
+    }
+
     // MARK: The CA
 
     @Test func theCAIsMadeOnceAndReusedAndServedForDevices() async throws {

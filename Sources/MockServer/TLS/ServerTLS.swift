@@ -15,8 +15,16 @@ public struct TLSSettings: Sendable {
     public var port: Int?
     /// Offer HTTP/2 by ALPN (URLSession takes it); off, HTTPS is HTTP/1.1 only.
     public var http2: Bool
+    /// A certificate chain and key (PEM files) to present instead of one issued per start:
+    /// your own (mkcert's, a company CA's), or one shared with another server (the benchmark
+    /// gives nginx and mock-server the same). The TLS faults still use the local CA.
+    public var certificateFile: URL?
+    public var keyFile: URL?
 
-    public init(caDirectory: URL = LocalCA.defaultDirectory, extraNames: [SubjectName] = [], port: Int? = nil, http2: Bool = true) {
+    public init(caDirectory: URL = LocalCA.defaultDirectory, extraNames: [SubjectName] = [], port: Int? = nil, http2: Bool = true,
+                certificateFile: URL? = nil, keyFile: URL? = nil) {
+        self.certificateFile = certificateFile
+        self.keyFile = keyFile
         self.caDirectory = caDirectory
         self.extraNames = extraNames
         self.port = port
@@ -38,9 +46,14 @@ final class ServerTLS: Sendable {
 
     init(settings: TLSSettings) throws(LocalCAError) {
         ca = try LocalCA.loadOrCreate(in: settings.caDirectory).ca
-        identity = try ca.issue(for: SubjectName.forThisMachine(extra: settings.extraNames))
+        let names = SubjectName.forThisMachine(extra: settings.extraNames)
+        if let certificateFile = settings.certificateFile, let keyFile = settings.keyFile {
+            identity = try ServerIdentity(certificateFile: certificateFile, keyFile: keyFile, names: names)
+        } else {
+            identity = try ca.issue(for: names)
+        }
         http2 = settings.http2
-        context = try Self.makeContext(identity, http2: settings.http2, file: settings.caDirectory.path)
+        context = try Self.makeContext(identity, http2: settings.http2, file: settings.certificateFile?.path ?? settings.caDirectory.path)
     }
 
     /// The context for a new connection: the good one, or the one a TLS fault presents.
@@ -79,5 +92,18 @@ final class ServerTLS: Sendable {
         } catch {
             throw LocalCAError(file: file, reason: "the TLS layer refused the certificate: \(error)")
         }
+    }
+}
+
+extension ServerIdentity {
+    /// A certificate and key given as PEM files (`--tls-cert`, `--tls-key`).
+    init(certificateFile: URL, keyFile: URL, names: [SubjectName]) throws(LocalCAError) {
+        func read(_ url: URL) throws(LocalCAError) -> String {
+            guard let text = try? String(contentsOf: url, encoding: .utf8), text.contains("-----BEGIN ") else {
+                throw LocalCAError(file: url.path, reason: FileManager.default.fileExists(atPath: url.path) ? "not a PEM file" : "no such file")
+            }
+            return text
+        }
+        self.init(certificatePEM: try read(certificateFile), privateKeyPEM: try read(keyFile), names: names, notValidAfter: .distantFuture)
     }
 }
