@@ -2,11 +2,6 @@ import NIOCore
 import NIOSSL
 import NIOTLS
 import Scenarios
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Sits before the TLS handler and sees the raw bytes of a new HTTPS connection: it
 /// carries out the handshake faults that are not a certificate (a reset, a slow
@@ -68,7 +63,7 @@ final class HandshakeGate: ChannelDuplexHandler, RemovableChannelHandler {
             context.fireChannelRead(data)
         case .reset:
             mode = .normal
-            Self.reset(context.channel)
+            context.channel.resetConnection()
         case .hold(let delay):
             let bytes = unwrapInboundIn(data)
             heldBytes += bytes.readableBytes
@@ -95,17 +90,6 @@ final class HandshakeGate: ChannelDuplexHandler, RemovableChannelHandler {
         held.removeAll()
         for buffer in bytes { context.fireChannelRead(wrapInboundOut(buffer)) }
         context.fireChannelReadComplete()
-    }
-
-    /// SO_LINGER with a zero timeout makes close() send a TCP RST instead of a FIN.
-    static func reset(_ channel: any Channel) {
-        guard let provider = channel as? any SocketOptionProvider else {
-            channel.close(promise: nil)
-            return
-        }
-        provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in
-            channel.close(promise: nil)
-        }
     }
 }
 

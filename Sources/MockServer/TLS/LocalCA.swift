@@ -169,8 +169,7 @@ public struct LocalCA: Sendable {
                 },
                 issuerPrivateKey: Certificate.PrivateKey(privateKey))
             return ServerIdentity(certificatePEM: try certificate.serializeAsPEM().pemString,
-                                  privateKeyPEM: key.pemRepresentation, names: names,
-                                  notValidAfter: certificate.notValidAfter)
+                                  privateKeyPEM: key.pemRepresentation, names: names)
         } catch {
             throw LocalCAError(file: directory.path, reason: "cannot issue a server certificate: \(error)")
         }
@@ -199,7 +198,6 @@ public struct ServerIdentity: Sendable {
     public let privateKeyPEM: String
     /// The subject alternative names it covers.
     public let names: [SubjectName]
-    public let notValidAfter: Date
 }
 
 /// A CA folder that cannot be used: which file and why.

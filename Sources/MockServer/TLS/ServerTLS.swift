@@ -104,6 +104,6 @@ extension ServerIdentity {
             }
             return text
         }
-        self.init(certificatePEM: try read(certificateFile), privateKeyPEM: try read(keyFile), names: names, notValidAfter: .distantFuture)
+        self.init(certificatePEM: try read(certificateFile), privateKeyPEM: try read(keyFile), names: names)
     }
 }

@@ -60,7 +60,7 @@ extension HTTPRequestHandler {
         let frame = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: streamID, errorCode: code, opaqueData: nil))
         parent.eventLoop.execute {
             parent.writeAndFlush(frame).whenComplete { _ in
-                if reset { HandshakeGate.reset(parent) } else { parent.close(promise: nil) }
+                if reset { parent.resetConnection() } else { parent.close(promise: nil) }
             }
         }
     }

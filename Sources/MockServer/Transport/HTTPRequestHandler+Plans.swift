@@ -2,11 +2,6 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import Scenarios
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Carrying out a plan on the wire: delay on the event loop's `DelayQueue` (never a sleeping thread),
 /// then the response — whole, paced, or replaced by a transport fault.
@@ -160,7 +155,7 @@ extension HTTPRequestHandler {
             context.close(promise: nil)
         case .connectionReset:
             finishClosing()
-            reset(context)
+            context.channel.resetConnection()
         case .truncatedBody:
             // The head promises the whole body; half of it arrives, then the connection closes.
             var buffer = context.channel.allocator.buffer(capacity: 256 + plan.body.count)
@@ -192,15 +187,4 @@ extension HTTPRequestHandler {
         }
     }
 
-    /// SO_LINGER with a zero timeout makes close() send a TCP RST instead of a FIN.
-    private func reset(_ context: ChannelHandlerContext) {
-        let channel = context.channel
-        guard let provider = channel as? any SocketOptionProvider else {
-            channel.close(promise: nil)
-            return
-        }
-        provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in
-            channel.close(promise: nil)
-        }
-    }
 }
