@@ -12,10 +12,11 @@ report=""
 if [ "${2:-}" = "--report" ]; then report=${3:?--report needs a file}; fi
 targets=(json multipart scenario request)
 scratch=.build-fuzz
+# The fuzzers are a package of their own (Fuzz/Package.swift), depending on this one by path.
 for target in "${targets[@]}"; do
-  swift build --scratch-path "$scratch" --product "fuzz-$target" -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING 2>&1 | grep -E "error|warning: |Compiling fuzz|Build of" || true
+  swift build --package-path Fuzz --scratch-path "$scratch" --product "fuzz-$target" -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING 2>&1 | grep -E "error|warning: |Compiling fuzz|Build of" || true
 done
-bin=$(swift build --scratch-path "$scratch" --show-bin-path -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING)
+bin=$(swift build --package-path Fuzz --scratch-path "$scratch" --show-bin-path -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING)
 mkdir -p Fuzz/findings
 work=$(mktemp -d)
 status=0

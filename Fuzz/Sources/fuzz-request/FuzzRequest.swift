@@ -1,11 +1,10 @@
 import Foundation
 import FuzzSupport
 import Logging
-@testable import MockServer
+@_spi(Fuzzing) import MockServer
 import MockFixtures
 import NIOCore
 import NIOEmbedded
-import NIOHTTP1
 import Scenarios
 
 /// The request path on arbitrary bytes: the connection clock, NIO's decoder, the request
@@ -21,22 +20,14 @@ enum FuzzRequest {
             FuzzDriver.fail("the shipped fixtures do not load: \(error)")
         }
     }()
-    static let responder = AdminAPI(engine: engine)
 
     static func check(_ data: Data) {
         let loop = EmbeddedEventLoop()
         let channel = EmbeddedChannel(loop: loop)
-        let limits = ConnectionLimits(maxHeadSize: 8 * 1024)
-        let clock = ConnectionClock(limits: limits)
-        var decoderLimits = NIOHTTPDecoderLimitConfiguration()
-        decoderLimits.maxHeaderListSize = limits.maxHeadSize
         do {
-            try channel.pipeline.syncOperations.addHandler(clock)
-            try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(HTTPRequestDecoder(
-                leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .drop, limitConfiguration: decoderLimits)))
-            try channel.pipeline.syncOperations.addHandler(HTTPRequestHandler(
-                engine: engine, responder: responder, maxRequestBodySize: 64 * 1024, fallbackBaseURL: "http://127.0.0.1:1",
-                logger: Logger(label: "fuzz"), delays: DelayQueue(eventLoop: loop, now: { loop.now }), clock: clock, limits: limits))
+            try HTTP1Pipeline.install(on: channel, engine: engine, limits: ConnectionLimits(maxHeadSize: 8 * 1024),
+                                      maxRequestBodySize: 64 * 1024, fallbackBaseURL: "http://127.0.0.1:1",
+                                      logger: Logger(label: "fuzz"), now: { loop.now })
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         } catch {
             FuzzDriver.fail("cannot set up the pipeline: \(error)")

@@ -77,30 +77,18 @@ public actor MockHTTPServer {
         })
         let proxy = proxy
         let logger = logger
-        var decoderLimits = NIOHTTPDecoderLimitConfiguration()
-        decoderLimits.maxHeaderListSize = limits.maxHeadSize
-        decoderLimits.maxHeaderFieldSize = limits.maxHeadSize
-        let parserLimits = decoderLimits
         let fallbackHost = Self.urlHost(Self.reachableHost(configuration.host))
         let portBox = Locked(0)
         let tlsPortBox = Locked(0)
         let delays = DelayQueues()
 
-        /// The HTTP/1.1 handlers, after the TLS handler on an HTTPS connection. The clock
-        /// watches bytes (deadlines, head size); NIO's decoder parses requests;
-        /// HTTPRequestHandler writes responses as bytes and keeps pipelined requests in order.
+        /// The HTTP/1.1 handlers, after the TLS handler on an HTTPS connection.
         @Sendable func addHTTP1(_ channel: any Channel, secure: Bool) throws {
-            let sync = channel.pipeline.syncOperations
-            let clock = ConnectionClock(limits: limits)
-            try sync.addHandler(clock)
-            try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(
-                leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .drop, limitConfiguration: parserLimits)))
             let port = secure ? tlsPortBox.current : portBox.current
             let scheme = secure ? "https" : "http"
-            try sync.addHandler(HTTPRequestHandler(
-                engine: engine, responder: responder, proxy: proxy, maxRequestBodySize: maxBody,
-                fallbackBaseURL: "\(scheme)://\(fallbackHost):\(port)", logger: logger,
-                delays: delays.queue(for: channel.eventLoop), clock: clock, limits: limits, scheme: scheme))
+            try HTTP1Pipeline.add(to: channel, engine: engine, responder: responder, proxy: proxy, limits: limits,
+                                  maxRequestBodySize: maxBody, fallbackBaseURL: "\(scheme)://\(fallbackHost):\(port)", logger: logger,
+                                  delays: delays.queue(for: channel.eventLoop), scheme: scheme)
         }
 
         /// HTTP/2 after ALPN: each stream gets the same request handler behind an adapter.

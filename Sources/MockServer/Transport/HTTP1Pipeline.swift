@@ -1,0 +1,44 @@
+import Logging
+import NIOCore
+import NIOHTTP1
+import Scenarios
+
+/// The handlers of one HTTP/1.1 connection (after the TLS handler on an HTTPS one): the
+/// clock watches bytes (deadlines, head size); NIO's decoder parses requests;
+/// `HTTPRequestHandler` writes responses as bytes and keeps pipelined requests in order.
+///
+/// `MockHTTPServer` installs it on every connection. The request fuzzer (the `Fuzz`
+/// package) installs the same on an `EmbeddedChannel` through this SPI, so it needs no
+/// `@testable import` (which Release and Archive builds refuse).
+@_spi(Fuzzing) public enum HTTP1Pipeline {
+    /// NIO's parser limits for a connection with these limits.
+    static func decoderLimits(_ limits: ConnectionLimits) -> NIOHTTPDecoderLimitConfiguration {
+        var decoderLimits = NIOHTTPDecoderLimitConfiguration()
+        decoderLimits.maxHeaderListSize = limits.maxHeadSize
+        decoderLimits.maxHeaderFieldSize = limits.maxHeadSize
+        return decoderLimits
+    }
+
+    static func add(to channel: any Channel, engine: MockEngine, responder: any Responder, proxy: (any AsyncResponder)?,
+                    limits: ConnectionLimits, maxRequestBodySize: Int, fallbackBaseURL: String, logger: Logger,
+                    delays: DelayQueue, scheme: String) throws {
+        let sync = channel.pipeline.syncOperations
+        let clock = ConnectionClock(limits: limits)
+        try sync.addHandler(clock)
+        try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(
+            leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .drop, limitConfiguration: decoderLimits(limits))))
+        try sync.addHandler(HTTPRequestHandler(
+            engine: engine, responder: responder, proxy: proxy, maxRequestBodySize: maxRequestBodySize,
+            fallbackBaseURL: fallbackBaseURL, logger: logger, delays: delays, clock: clock, limits: limits, scheme: scheme))
+    }
+
+    /// Installs a plain-HTTP connection's handlers on `channel`, answering from `engine`
+    /// behind its admin API; `now` is the event loop's clock (an `EmbeddedEventLoop`'s own).
+    @_spi(Fuzzing) public static func install(on channel: any Channel, engine: MockEngine, limits: ConnectionLimits,
+                                              maxRequestBodySize: Int, fallbackBaseURL: String, logger: Logger,
+                                              now: @escaping () -> NIODeadline) throws {
+        try add(to: channel, engine: engine, responder: AdminAPI(engine: engine), proxy: nil, limits: limits,
+                maxRequestBodySize: maxRequestBodySize, fallbackBaseURL: fallbackBaseURL, logger: logger,
+                delays: DelayQueue(eventLoop: channel.eventLoop, now: now), scheme: "http")
+    }
+}
