@@ -67,9 +67,25 @@ import Testing
         #expect(JSONValue(parsing: Data(json.utf8)) == nil, "\(what) must be refused")
     }
 
-    @Test func refusesInvalidUTF8() {
-        #expect(JSONValue(parsing: Data([0x22, 0xC3, 0x28, 0x22])) == nil)
-        #expect(JSONValue(parsing: Data([0x22, 0xFF, 0x22])) == nil)
+    /// Invalid UTF-8 in a string is refused, however it is invalid; U+FFFD written out
+    /// (what a repairing decoder would put in its place) is valid text and is kept.
+    @Test(arguments: [
+        ([0xC3, 0x28], "a lead byte without its continuation"),
+        ([0xFF], "a byte that never occurs in UTF-8"),
+        ([0xC0, 0xAF], "an overlong encoding of /"),
+        ([0xED, 0xA0, 0x80], "an encoded surrogate"),
+        ([0xF4, 0x90, 0x80, 0x80], "a code point past U+10FFFF"),
+        ([0x61, 0xE2, 0x82], "a sequence cut short"),
+        ([0x80], "a lone continuation byte"),
+    ] as [([UInt8], String)])
+    func refusesInvalidUTF8(bytes: [UInt8], what: String) {
+        #expect(JSONValue(parsing: Data([0x22] + bytes + [0x22])) == nil, "\(what) must be refused")
+        #expect(JSONValue(parsing: Data([0x22, 0x5C, 0x6E] + bytes + [0x22])) == nil, "\(what) after an escape must be refused")
+    }
+
+    @Test func keepsAReplacementCharacterThatWasWrittenOut() {
+        #expect(JSONValue(parsing: Data([0x22, 0xEF, 0xBF, 0xBD, 0x22])) == .string("\u{FFFD}"))
+        #expect(JSONValue(parsing: Data([0x22, 0x5C, 0x74, 0xEF, 0xBF, 0xBD, 0x22])) == .string("\t\u{FFFD}"))
     }
 
     /// A hostile body cannot exhaust the stack: nesting past the limit is refused, and

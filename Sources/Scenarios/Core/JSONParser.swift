@@ -152,8 +152,13 @@ enum JSONParser {
             throw failure("unterminated string")
         }
 
+        /// The bytes in `range` as a string, refusing invalid UTF-8. (`String(validating:as:)`
+        /// would say it in one call, but it needs macOS 15 / iOS 18: decoding repairs an
+        /// invalid sequence with U+FFFD, so the text is valid exactly when its UTF-8 is the input.)
         private func utf8(_ range: Range<Int>) throws(Failure) -> String {
-            guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) else {
+            let input = UnsafeBufferPointer(rebasing: bytes[range])
+            let text = String(decoding: input, as: UTF8.self)
+            guard input.allSatisfy({ $0 < 0x80 }) || text.utf8.elementsEqual(input) else {
                 throw Failure(offset: range.lowerBound, reason: "a string that is not valid UTF-8")
             }
             return text
