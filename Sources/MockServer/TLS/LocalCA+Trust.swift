@@ -29,8 +29,11 @@ extension LocalCA {
         return text.replacingOccurrences(of: "\n", with: "").contains(body)
     }
 
+    #if os(Linux)
     /// Adds this CA to a Debian-style system store (`update-ca-certificates`): what
     /// curl, libcurl and URLSession on Linux trust. Needs root. A no-op when it is in.
+    /// Linux only: it runs a process, which iOS and tvOS do not have; on a Mac the CA is
+    /// trusted with `macOSTrustCommand` (Keychain), on a simulator with `simulatorCommand`.
     public func installInSystemStore(anchorFolder: String = LocalCA.linuxAnchorFolder) throws(LocalCAError) {
         guard !isInSystemBundle() else { return }
         let target = URL(fileURLWithPath: anchorFolder).appendingPathComponent(anchorFileName)
@@ -54,4 +57,5 @@ extension LocalCA {
             throw LocalCAError(file: Self.linuxBundle, reason: "update-ca-certificates did not add \(target.path) (exit status \(process.terminationStatus))")
         }
     }
+    #endif
 }

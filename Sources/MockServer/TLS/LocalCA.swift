@@ -25,10 +25,33 @@ public struct LocalCA: Sendable {
     let certificate: Certificate
     let privateKey: P256.Signing.PrivateKey
 
-    /// `~/.mock-server/ca` (the home folder of the user running the server).
+    /// Where the CA lives unless told otherwise, per platform:
+    /// - macOS and Linux: `~/.mock-server/ca` (the home folder of the user running the
+    ///   server), shared by `mock-server`, the tests and `mock-server ca`;
+    /// - iOS (a test process in the simulator or on a device has no user home):
+    ///   `Library/Application Support/MockServer/ca` in the app's container, which
+    ///   survives launches and is not purged;
+    /// - tvOS, and other Apple platforms: `Library/Caches/MockServer/ca` (tvOS apps may
+    ///   keep files in their caches only). The system may purge it; a new CA is then
+    ///   made, which in-process clients trust through `LocalCATrust` without setup.
     public static var defaultDirectory: URL {
-        FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".mock-server/ca", isDirectory: true)
+        #if os(macOS)
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".mock-server/ca", isDirectory: true)
+        #elseif os(iOS)
+        return containerFolder(.applicationSupportDirectory).appendingPathComponent("MockServer/ca", isDirectory: true)
+        #elseif canImport(Darwin)
+        return containerFolder(.cachesDirectory).appendingPathComponent("MockServer/ca", isDirectory: true)
+        #else
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".mock-server/ca", isDirectory: true)
+        #endif
     }
+
+    #if !os(macOS) && canImport(Darwin)
+    /// The app container's folder of this kind (the temporary folder if there is none).
+    private static func containerFolder(_ kind: FileManager.SearchPathDirectory) -> URL {
+        FileManager.default.urls(for: kind, in: .userDomainMask).first ?? FileManager.default.temporaryDirectory
+    }
+    #endif
 
     /// The CA certificate's file, the one to trust.
     public var certificateURL: URL { directory.appendingPathComponent(Self.certificateFile) }
@@ -111,7 +134,7 @@ public struct LocalCA: Sendable {
 
     private static func create(now: Date, directory: URL, name: String? = nil) throws(LocalCAError) -> LocalCA {
         let key = P256.Signing.PrivateKey()
-        let host = ProcessInfo.processInfo.hostName
+        let host = MachineName.current
         do {
             let subject = try DistinguishedName {
                 CommonName(name ?? "MockServer Local CA (\(host))")

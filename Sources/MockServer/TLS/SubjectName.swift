@@ -54,7 +54,7 @@ public enum SubjectName: Sendable, Hashable, CustomStringConvertible {
     /// no use in a certificate), then `extra`. Duplicates are dropped, order kept.
     public static func forThisMachine(extra: [SubjectName] = []) -> [SubjectName] {
         var names: [SubjectName] = [.dns("localhost"), SubjectName(parsing: "127.0.0.1")!, SubjectName(parsing: "::1")!]
-        let host = ProcessInfo.processInfo.hostName
+        let host = MachineName.current
         if let name = SubjectName(parsing: host), case .dns = name {
             names.append(name)
             let short = host.split(separator: ".").first.map(String.init) ?? host
