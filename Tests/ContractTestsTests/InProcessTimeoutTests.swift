@@ -16,26 +16,22 @@ import FoundationNetworking
                                                           extraScenarios: [scenario], scenario: scenario.name))
     }
 
-    static func session(timeout: TimeInterval) -> URLSession {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.protocolClasses = [MockURLProtocol.self]
-        configuration.timeoutIntervalForRequest = timeout
-        return URLSession(configuration: configuration)
-    }
-
     /// The error and seconds of a GET through the in-process transport.
     static func outcome(_ scenario: Scenario, configurationTimeout: TimeInterval, requestTimeout: TimeInterval? = nil) async throws -> (URLError.Code?, TimeInterval) {
-        let registration = MockURLProtocol.register(try engine(scenario), requestTimeout: configurationTimeout)
-        defer { registration.unregister() }
+        let registration = try await MockURLProtocol.register(try engine(scenario))
         var request = URLRequest(url: registration.baseURL.appendingPathComponent("menu"))
         if let requestTimeout { request.timeoutInterval = requestTimeout }
+        let session = URLSession(configuration: registration.sessionConfiguration(timeout: configurationTimeout))
         let start = Date()
+        let result: (URLError.Code?, TimeInterval)
         do {
-            _ = try await session(timeout: configurationTimeout).data(for: request)
-            return (nil, Date().timeIntervalSince(start))
+            _ = try await session.data(for: request)
+            result = (nil, Date().timeIntervalSince(start))
         } catch let error as URLError {
-            return (error.code, Date().timeIntervalSince(start))
+            result = (error.code, Date().timeIntervalSince(start))
         }
+        await registration.unregister()
+        return result
     }
 
     static let hang = Scenario(name: "hang-test", rules: [Rule("h", .get("/menu"), always: .fault(.hang))])

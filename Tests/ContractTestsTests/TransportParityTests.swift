@@ -8,8 +8,9 @@ import TestSupport
 import FoundationNetworking
 #endif
 
-/// Redirects and cancellation behave alike over sockets and in-process (#13): a provider
-/// that passes over one transport passes over the other.
+/// Redirects, cancellation, session-wide headers and upload tasks behave alike over
+/// sockets and in-process (#13, #22): a provider that passes over one transport passes
+/// over the other.
 @Suite struct TransportParityTests {
     static let rules = Scenario(name: "parity", rules: [
         Rule("moved", .get("/old-menu"), always: .status(302, headers: ["Location": "/menu?category=soups"])),
@@ -105,5 +106,80 @@ import FoundationNetworking
         await endpoint.stop()
         #expect(code == .cancelled)
         #expect(journal.entries().count == 1)
+    }
+
+    /// A session whose configuration carries `headers` (set before the session is made,
+    /// as a provider does).
+    static func session(_ endpoint: CheckEndpoint, headers: [String: String]) -> URLSession {
+        let configuration = endpoint.sessionConfiguration(timeout: 10)
+        configuration.httpAdditionalHeaders = headers
+        return URLSession(configuration: configuration, delegate: endpoint.trust, delegateQueue: nil)
+    }
+
+    /// The configuration's `httpAdditionalHeaders` reach the server with every request,
+    /// and a request's own header of the same name wins (URLSession's merge). A custom
+    /// URLProtocol never sees them (Apple's loading system and corelibs alike), so the
+    /// in-process transport reads them from the configuration it issued.
+    @Test(arguments: ContractTransport.allCases)
+    func sessionWideHeadersReachTheServer(transport: ContractTransport) async throws {
+        try TestCA.prepare(transport == .secureSockets)
+        let (endpoint, _, journal) = try await Self.endpoint(transport)
+        let session = Self.session(endpoint, headers: ["identifier": "vendor-7", "Accept-Language": "ko-KR"])
+        var request = Self.request(endpoint, "GET", "/menu")
+        request.setValue("en-US", forHTTPHeaderField: "accept-language")
+        let (_, response) = try await session.data(for: request)
+        await endpoint.stop()
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        let headers = try #require(journal.entries().first).request.headers
+        #expect(headers["identifier"] == "vendor-7")
+        #expect(headers["Accept-Language"] == "en-US", "the request's own value wins over the session's")
+    }
+
+    /// Two sessions from two configurations of one endpoint each send their own headers.
+    @Test func inProcessSessionsKeepTheirOwnHeaders() async throws {
+        let (endpoint, _, journal) = try await Self.endpoint(.inProcess)
+        let first = Self.session(endpoint, headers: ["identifier": "first"])
+        let second = Self.session(endpoint, headers: ["identifier": "second"])
+        _ = try await second.data(for: Self.request(endpoint, "GET", "/menu"))
+        _ = try await first.data(for: Self.request(endpoint, "GET", "/menu"))
+        await endpoint.stop()
+        #expect(journal.entries().map { $0.request.headers["identifier"] } == ["second", "first"])
+    }
+
+    /// An upload task's body (`session.upload(for:from:)`, how many clients send a
+    /// multipart create) reaches the server whole, with the session's headers.
+    @Test(arguments: ContractTransport.allCases)
+    func anUploadTasksBodyReachesTheServer(transport: ContractTransport) async throws {
+        try TestCA.prepare(transport == .secureSockets)
+        let (endpoint, _, journal) = try await Self.endpoint(transport)
+        let session = Self.session(endpoint, headers: ["identifier": "vendor-7"])
+        var request = Self.request(endpoint, "POST", "/order")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        let body = Data(#"{"menuIds":[1,5]}"#.utf8)
+        let (data, response) = try await session.upload(for: request, from: body)
+        await endpoint.stop()
+        #expect((response as? HTTPURLResponse)?.statusCode == 200, "\(String(decoding: data, as: UTF8.self))")
+        #expect(JSONValue(parsing: data)?["preparation_time"] != nil)
+        let seen = try #require(journal.entries().first)
+        #expect(seen.request.body == .bytes(body))
+        #expect(seen.request.headers["identifier"] == "vendor-7")
+        #expect(seen.request.headers["Content-Length"] == String(body.count))
+    }
+
+    /// The same from a file (`uploadTask(with:fromFile:)`).
+    @Test(arguments: ContractTransport.allCases)
+    func anUploadFromAFileReachesTheServer(transport: ContractTransport) async throws {
+        try TestCA.prepare(transport == .secureSockets)
+        let (endpoint, session, journal) = try await Self.endpoint(transport)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("upload-\(UUID().uuidString).json")
+        let body = Data(#"{"menuIds":[2]}"#.utf8)
+        try body.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        var request = Self.request(endpoint, "POST", "/order")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        let (_, response) = try await session.upload(for: request, fromFile: file)
+        await endpoint.stop()
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(journal.entries().first?.request.body == .bytes(body))
     }
 }

@@ -87,7 +87,10 @@ import FoundationNetworking
             String(handshake.stdout[start.lowerBound...].prefix { _ in true }).components(separatedBy: "-----END CERTIFICATE-----")[0] + "-----END CERTIFICATE-----\n"
         })
         let text = try await Tool.run("openssl", ["x509", "-noout", "-text"], input: pem).stdout
-        let host = ProcessInfo.processInfo.hostName
+        // The kernel's name as hostname(1) prints it: what the certificate must use (not
+        // ProcessInfo.hostName, a reverse lookup on Apple platforms).
+        let host = try await Tool.run("hostname", []).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(!host.isEmpty)
         for name in ["DNS:localhost", "IP Address:127.0.0.1", "IP Address:0:0:0:0:0:0:0:1", "DNS:\(host)", "DNS:\(host.split(separator: ".")[0]).local",
                      "DNS:api.example.test", "IP Address:10.9.8.7"] {
             #expect(text.contains(name), "the certificate should name \(name)")

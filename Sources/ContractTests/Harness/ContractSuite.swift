@@ -218,19 +218,17 @@ struct CheckEndpoint: Sendable {
             return CheckEndpoint(baseURL: URL(string: "https://localhost:\(address.port)")!, server: server, registration: nil,
                                  trust: LocalCATrust(ca))
         case .inProcess:
-            let registration = MockURLProtocol.register(engine, requestTimeout: requestTimeout)
+            let registration = try await MockURLProtocol.register(engine, requestTimeout: requestTimeout)
             return CheckEndpoint(baseURL: registration.baseURL, server: nil, registration: registration)
         }
     }
 
     func sessionConfiguration(timeout: TimeInterval) -> URLSessionConfiguration {
+        if let registration { return registration.sessionConfiguration(timeout: timeout) }
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.timeoutIntervalForRequest = timeout
-        if registration != nil {
-            configuration.protocolClasses = [MockURLProtocol.self]
-        }
         return configuration
     }
 
@@ -241,7 +239,7 @@ struct CheckEndpoint: Sendable {
 
     func stop() async {
         await server?.stop()
-        registration?.unregister()
+        await registration?.unregister()
     }
 }
 

@@ -32,7 +32,8 @@ public struct ProviderContext: Sendable {
 
     /// A fresh configuration to build the provider's `URLSession` from: ephemeral, no URL
     /// cache, the timeout set; for the in-process transport it also routes requests to
-    /// the mock engine. Use it (or copy its `protocolClasses`) to run in either transport.
+    /// the mock engine. Set session-wide headers (`httpAdditionalHeaders`) on it, then make
+    /// the session: the in-process transport reads them from this very configuration.
     public var sessionConfiguration: URLSessionConfiguration { makeConfiguration() }
 }
 

@@ -41,11 +41,18 @@ public final class LocalCATrust: NSObject, URLSessionDelegate, Sendable {
         SecTrustSetAnchorCertificates(trust, [certificate] as CFArray)
         SecTrustSetAnchorCertificatesOnly(trust, false)
         var error: CFError?
-        if SecTrustEvaluateWithError(trust, &error) {
-            completionHandler(.useCredential, URLCredential(trust: trust))
-        } else {
-            completionHandler(.cancelAuthenticationChallenge, nil)
-        }
+        let trusted = SecTrustEvaluateWithError(trust, &error)
+        completionHandler(Self.disposition(trusted: trusted), trusted ? URLCredential(trust: trust) : nil)
     }
     #endif
+
+    /// The answer to a server-trust challenge once evaluated with the CA as an extra
+    /// anchor. Trusted: the credential. Not trusted (a TLS-fault scenario's expired,
+    /// wrong-host or unknown certificate): the system's own handling, so the task fails
+    /// with the server-trust error an app sees, `URLError.serverCertificateUntrusted`
+    /// (-1202) or its siblings. A cancel would surface as `URLError.cancelled` instead,
+    /// which clients and the harness read as "not a failure".
+    static func disposition(trusted: Bool) -> URLSession.AuthChallengeDisposition {
+        trusted ? .useCredential : .performDefaultHandling
+    }
 }

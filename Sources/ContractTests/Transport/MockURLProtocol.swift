@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import MockServer
 import Scenarios
 #if canImport(FoundationNetworking)
@@ -7,70 +8,133 @@ import FoundationNetworking
 
 /// The in-process transport: a `URLProtocol` that answers from a `MockEngine` with no
 /// sockets. Delays and pacing are timers; each fault becomes the `URLError` a real
-/// network gives. Engines are registered under a unique host, so parallel tests never
-/// share one.
-public final class MockURLProtocol: URLProtocol {
-    private static let engines = Locked([String: (engine: MockEngine, requestTimeout: TimeInterval)]())
+/// network gives. Each engine has a registration of its own (`register(_:requestTimeout:)`),
+/// so parallel tests never share one.
+///
+/// What reaches the engine is what a socket would carry: the request's own headers plus
+/// the session configuration's `httpAdditionalHeaders` (the request's win, as URLSession
+/// merges them), and the body of data and upload tasks. Every callback to the loading
+/// system runs on the thread that called `startLoading` (`LoadingThread`).
+public class MockURLProtocol: URLProtocol {
     private let cancelled = Locked(false)
+    /// Set in `startLoading`; every client call goes through it.
+    private let thread = Locked<LoadingThread?>(nil)
 
     /// `URLRequest`'s own default; a request that kept it takes the session's timeout.
     public static let defaultRequestTimeout: TimeInterval = 60
 
-    /// Registers an engine; its requests go to `registration.baseURL`. `requestTimeout` is
-    /// the `timeoutIntervalForRequest` of the session configuration the requests come
-    /// through (the harness's): a request that leaves `timeoutInterval` at its default
-    /// gets it, as URLSession does, and a request that sets its own keeps that.
-    public static func register(_ engine: MockEngine, requestTimeout: TimeInterval = defaultRequestTimeout) -> InProcessRegistration {
-        let host = "engine-\(UUID().uuidString.lowercased()).mockserver.invalid"
-        engines.withLock { $0[host] = (engine, requestTimeout) }
-        return InProcessRegistration(host: host)
+    /// The session configuration this class was issued for (`InProcessRegistration`); 0
+    /// for the plain class, which knows no configuration.
+    class var configurationSlot: Int { 0 }
+
+    /// Registers an engine and opens its loopback listener; requests to
+    /// `registration.baseURL` from a session made with `registration.sessionConfiguration()`
+    /// are answered in process. `requestTimeout` is the timeout of requests that come
+    /// through a configuration the registration did not issue and keep their default.
+    public static func register(_ engine: MockEngine, requestTimeout: TimeInterval = defaultRequestTimeout) async throws -> InProcessRegistration {
+        var logger = Logger(label: "mock-server.in-process")
+        logger.logLevel = .warning
+        let server = MockHTTPServer(engine: engine, logger: logger)
+        let address = try await server.start()
+        let authority = "127.0.0.1:\(address.port)"
+        InProcessRegistry.shared.add(engine, requestTimeout: requestTimeout, authority: authority)
+        return InProcessRegistration(baseURL: address.url, authority: authority, server: server)
     }
 
-    static func unregister(_ host: String) { engines.withLock { _ = $0.removeValue(forKey: host) } }
-
-    static func engine(for request: URLRequest) -> MockEngine? {
-        guard let host = request.url?.host else { return nil }
-        return engines.withLock { $0[host]?.engine }
+    public override class func canInit(with request: URLRequest) -> Bool {
+        InProcessRegistry.authority(of: request.url).flatMap(InProcessRegistry.shared.entry(for:)) != nil
     }
 
-    /// How long this request may wait for a byte: its own timeout if it set one, else the
-    /// session configuration's (URLSession's rule on both platforms).
-    static func timeout(for request: URLRequest) -> TimeInterval {
-        if request.timeoutInterval != defaultRequestTimeout && request.timeoutInterval > 0 { return request.timeoutInterval }
-        guard let host = request.url?.host else { return request.timeoutInterval }
-        return engines.withLock { $0[host]?.requestTimeout } ?? request.timeoutInterval
+    #if canImport(Darwin)
+    /// Apple's loading system never shows an upload task's body to a custom protocol
+    /// (neither `httpBody` nor `httpBodyStream`): such tasks are declined, and the
+    /// platform's own HTTP protocol sends them, body and headers, to the registration's
+    /// listener. (swift-corelibs-foundation does not ask this question; there the body
+    /// is read from the task, `UploadTaskBody`.)
+    public override class func canInit(with task: URLSessionTask) -> Bool {
+        if task is URLSessionUploadTask { return false }
+        guard let request = task.currentRequest ?? task.originalRequest else { return false }
+        return canInit(with: request)
     }
+    #endif
 
-    public override class func canInit(with request: URLRequest) -> Bool { engine(for: request) != nil }
     public override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
 
-    public override func startLoading() { load(request, hop: 0) }
+    public override func startLoading() {
+        thread.withLock { $0 = LoadingThread.current() }
+        load(request, hop: 0)
+    }
+
+    public override func stopLoading() { cancelled.withLock { $0 = true } }
+
+    private var isCancelled: Bool { cancelled.current }
 
     /// URLSession's limit on redirects in a row (`URLError.httpTooManyRedirects` past it).
     static let maximumRedirects = 16
 
-    /// Answers `request` from its engine; a redirect's next request is answered the same
-    /// way (`hop` counts them).
-    private func load(_ request: URLRequest, hop: Int) {
-        guard let engine = Self.engine(for: request), let url = request.url else {
-            client?.urlProtocol(self, didFailWithError: URLError(.cannotConnectToHost))
-            return
-        }
-        var headers = HeaderFields((request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
-        let body = Self.body(of: request)
+    /// The configuration this request's session was made from, if this class knows it.
+    private var configuration: URLSessionConfiguration? {
+        guard let authority = InProcessRegistry.authority(of: request.url) else { return nil }
+        return InProcessRegistry.shared.configuration(slot: type(of: self).configurationSlot, authority: authority)
+    }
+
+    /// How long this request may wait for a byte: its own timeout if it set one, else the
+    /// session configuration's (URLSession's rule on both platforms).
+    func timeout(for request: URLRequest) -> TimeInterval {
+        if request.timeoutInterval != Self.defaultRequestTimeout && request.timeoutInterval > 0 { return request.timeoutInterval }
+        if let configuration { return configuration.timeoutIntervalForRequest }
+        let entry = InProcessRegistry.authority(of: request.url).flatMap(InProcessRegistry.shared.entry(for:))
+        return entry?.requestTimeout ?? request.timeoutInterval
+    }
+
+    /// The request as a socket would carry it: the session's headers under the request's
+    /// own, and the body wherever the loading system keeps it.
+    func mockRequest(_ request: URLRequest, engine: MockEngine, url: URL) throws(URLError) -> MockRequest {
+        var headers = Self.headers(request.allHTTPHeaderFields ?? [:], sessionHeaders: configuration?.httpAdditionalHeaders)
+        let body = try Self.body(of: request, task: task)
         if !body.isEmpty && !headers.contains("Content-Length") { headers.add("Content-Length", String(body.count)) }
         var uri = url.path.isEmpty ? "/" : url.path
         if let query = url.query { uri += "?" + query }
-        let mockRequest = MockRequest(method: request.httpMethod ?? "GET", uri: uri, headers: headers, body: body,
-                                      baseURL: "\(url.scheme ?? "http")://\(url.host ?? "")", receivedAt: engine.timeSource.now())
+        return MockRequest(method: request.httpMethod ?? "GET", uri: uri, headers: headers, body: body,
+                           baseURL: "\(url.scheme ?? "http")://\(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")",
+                           receivedAt: engine.timeSource.now())
+    }
+
+    /// URLSession's merge: every session header the request does not set itself (names
+    /// compared case-insensitively), then the request's own; sorted by name.
+    static func headers(_ own: [String: String], sessionHeaders: [AnyHashable: Any]?) -> HeaderFields {
+        var merged = own
+        let ownNames = Set(own.keys.map { $0.lowercased() })
+        for (key, value) in sessionHeaders ?? [:] {
+            guard let name = key as? String, !ownNames.contains(name.lowercased()) else { continue }
+            merged[name] = value as? String ?? "\(value)"
+        }
+        return HeaderFields(merged.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+    }
+
+    /// Answers `request` from its engine; a redirect's next request is answered the same
+    /// way (`hop` counts them).
+    private func load(_ request: URLRequest, hop: Int) {
+        guard let url = request.url, let authority = InProcessRegistry.authority(of: url),
+              let engine = InProcessRegistry.shared.entry(for: authority)?.engine else {
+            fail(URLError(.cannotConnectToHost))
+            return
+        }
+        let mockRequest: MockRequest
+        do {
+            mockRequest = try self.mockRequest(request, engine: engine, url: url)
+        } catch {
+            fail(error)
+            return
+        }
         var answer = AdminAPI(engine: engine).respond(to: mockRequest)
         // No socket carries the body here: its time on the profile's uplink is waited out.
         if let profile = answer.network {
-            answer.delay += profile.uploadDuration(bytes: body.count) * engine.configuration.timeScale
+            answer.delay += profile.uploadDuration(bytes: mockRequest.body.count) * engine.configuration.timeScale
         }
         let plan = answer
         let this = Unchecked(self)
-        let timeout = Self.timeout(for: request)
+        let timeout = timeout(for: request)
         // No byte for longer than the timeout (a hang, or a delay past it): URLSession's
         // timeout fires first, as over a socket.
         if plan.fault == .hang || plan.delay > timeout {
@@ -80,31 +144,37 @@ public final class MockURLProtocol: URLProtocol {
         after(plan.delay) { this.value.deliver(plan, request: request, hop: hop) }
     }
 
-    private func fail(_ error: URLError) {
-        guard !isCancelled, let client else { return }
-        client.urlProtocol(self, didFailWithError: error)
+    /// Runs `work` on the loading thread, unless the load was stopped.
+    private func onLoadingThread(_ work: @escaping (any URLProtocolClient) -> Void) {
+        let this = Unchecked(self)
+        let run = {
+            guard !this.value.isCancelled, let client = this.value.client else { return }
+            work(client)
+        }
+        if let thread = thread.current { thread.perform(run) } else { run() }
     }
 
-    public override func stopLoading() { cancelled.withLock { $0 = true } }
+    private func fail(_ error: URLError) {
+        onLoadingThread { $0.urlProtocol(self, didFailWithError: error) }
+    }
 
-    private var isCancelled: Bool { cancelled.current }
-
+    /// `work` after `seconds` (at once when not positive), on the loading thread.
     private func after(_ seconds: TimeInterval, _ work: @escaping @Sendable () -> Void) {
         if seconds <= 0 { work() } else { DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: work) }
     }
 
     private func deliver(_ plan: ResponsePlan, request: URLRequest, hop: Int) {
-        guard !isCancelled, let client, let url = request.url else { return }
+        guard let url = request.url else { return }
         let method = request.httpMethod ?? "GET"
         switch plan.fault {
         case .hang?:
-            client.urlProtocol(self, didFailWithError: URLError(.timedOut))
+            fail(URLError(.timedOut))
             return
         case .connectionReset?, .emptyResponse?:
-            client.urlProtocol(self, didFailWithError: URLError(.networkConnectionLost))
+            fail(URLError(.networkConnectionLost))
             return
         case .malformedChunk?, .randomDataThenClose?:
-            client.urlProtocol(self, didFailWithError: URLError(.cannotParseResponse))
+            fail(URLError(.cannotParseResponse))
             return
         case .truncatedBody?, nil:
             break
@@ -113,7 +183,7 @@ public final class MockURLProtocol: URLProtocol {
         for field in plan.headers { fields[field.name] = field.value }
         fields["Content-Length"] = String(plan.body.count)
         guard let response = HTTPURLResponse(url: url, statusCode: plan.status, httpVersion: "HTTP/1.1", headerFields: fields) else {
-            client.urlProtocol(self, didFailWithError: URLError(.badServerResponse))
+            fail(URLError(.badServerResponse))
             return
         }
         // A redirect with a Location is followed, as URLSession follows one from a socket.
@@ -123,7 +193,7 @@ public final class MockURLProtocol: URLProtocol {
             // redirect ("doesn't currently handle redirects directly"), so the protocol
             // follows it itself (without asking a delegate's willPerformHTTPRedirection).
             guard hop < Self.maximumRedirects else {
-                client.urlProtocol(self, didFailWithError: URLError(.httpTooManyRedirects))
+                fail(URLError(.httpTooManyRedirects))
                 return
             }
             // It also resends a 307 or 308 without its body over sockets; do the same here,
@@ -135,36 +205,40 @@ public final class MockURLProtocol: URLProtocol {
             #else
             // Apple's loading system asks the session's delegate, then loads the new
             // request through a new protocol instance (answered by the same engine).
-            client.urlProtocol(self, wasRedirectedTo: next, redirectResponse: response)
+            onLoadingThread { $0.urlProtocol(self, wasRedirectedTo: next, redirectResponse: response) }
             #endif
             return
         }
-        client.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
         let body = method == "HEAD" ? Data() : plan.body
-        if plan.fault == .truncatedBody {
-            client.urlProtocol(self, didLoad: body.prefix(body.count / 2))
-            client.urlProtocol(self, didFailWithError: URLError(.networkConnectionLost))
-            return
+        onLoadingThread { client in
+            client.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
+            if plan.fault == .truncatedBody {
+                client.urlProtocol(self, didLoad: body.prefix(body.count / 2))
+                client.urlProtocol(self, didFailWithError: URLError(.networkConnectionLost))
+            }
         }
+        if plan.fault == .truncatedBody { return }
         guard let pacing = plan.pacing, body.count > pacing.chunkSize else {
-            if !body.isEmpty { client.urlProtocol(self, didLoad: body) }
-            client.urlProtocolDidFinishLoading(self)
+            onLoadingThread { client in
+                if !body.isEmpty { client.urlProtocol(self, didLoad: body) }
+                client.urlProtocolDidFinishLoading(self)
+            }
             return
         }
         sendPaced(body[...], pacing: pacing)
     }
 
     private func sendPaced(_ rest: Data.SubSequence, pacing: BodyPacing) {
-        guard !isCancelled, let client else { return }
-        client.urlProtocol(self, didLoad: Data(rest.prefix(pacing.chunkSize)))
+        let chunk = Data(rest.prefix(pacing.chunkSize))
         let remaining = rest.dropFirst(pacing.chunkSize)
-        guard !remaining.isEmpty else {
-            client.urlProtocolDidFinishLoading(self)
-            return
+        onLoadingThread { client in
+            client.urlProtocol(self, didLoad: chunk)
+            if remaining.isEmpty { client.urlProtocolDidFinishLoading(self) }
         }
+        guard !remaining.isEmpty, !isCancelled else { return }
         let this = Unchecked(self)
         // A pause between chunks longer than the timeout times the request out.
-        let timeout = Self.timeout(for: request)
+        let timeout = timeout(for: request)
         if pacing.interval > timeout {
             after(timeout) { this.value.fail(URLError(.timedOut)) }
             return
@@ -191,9 +265,16 @@ public final class MockURLProtocol: URLProtocol {
         return next
     }
 
-    static func body(of request: URLRequest) -> Data {
+    /// The body a socket would carry: the request's `httpBody` or `httpBodyStream`, else
+    /// an upload task's (`UploadTaskBody`).
+    static func body(of request: URLRequest, task: URLSessionTask?) throws(URLError) -> Data {
         if let body = request.httpBody { return body }
-        guard let stream = request.httpBodyStream else { return Data() }
+        if let stream = request.httpBodyStream { return read(stream) }
+        guard let task, task is URLSessionUploadTask else { return Data() }
+        return try UploadTaskBody.read(task)
+    }
+
+    static func read(_ stream: InputStream) -> Data {
         stream.open()
         defer { stream.close() }
         var data = Data()
@@ -207,15 +288,8 @@ public final class MockURLProtocol: URLProtocol {
     }
 }
 
-/// An engine's place in the in-process transport; unregister when done.
-public struct InProcessRegistration: Sendable {
-    public let host: String
-    public var baseURL: URL { URL(string: "http://\(host)")! }
-    public func unregister() { MockURLProtocol.unregister(host) }
-}
-
-/// URLProtocol instances are used from URLSession's threads and from our timers; the
-/// client callbacks are thread-safe, and `cancelled` is locked.
+/// URLProtocol instances are used from URLSession's threads and from our timers; client
+/// calls go through the loading thread, and `cancelled` is locked.
 struct Unchecked<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }

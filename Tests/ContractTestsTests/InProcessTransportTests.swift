@@ -1,0 +1,90 @@
+@testable import ContractTests
+import Foundation
+import MockFixtures
+import Scenarios
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The in-process transport's own parts (#22): the configurations it issues, their
+/// bound, and the trust delegate's answer.
+@Suite struct InProcessTransportTests {
+    static func engine() throws -> MockEngine {
+        try MockEngine(configuration: EngineConfiguration(fixturesDirectory: MockFixtures.directory))
+    }
+
+    /// Each configuration gets a protocol class of its own, and the class leads to it.
+    @Test func eachConfigurationHasItsOwnProtocolClass() async throws {
+        let registration = try await MockURLProtocol.register(try Self.engine())
+        let first = registration.sessionConfiguration(timeout: 3)
+        let second = registration.sessionConfiguration(timeout: 4)
+        let firstClass = try #require(first.protocolClasses?.first as? MockURLProtocol.Type)
+        let secondClass = try #require(second.protocolClasses?.first as? MockURLProtocol.Type)
+        #expect(ObjectIdentifier(firstClass) != ObjectIdentifier(secondClass))
+        #expect(firstClass.configurationSlot != secondClass.configurationSlot)
+        let issued = InProcessRegistry.shared.configuration(slot: secondClass.configurationSlot, authority: registration.authority)
+        #expect(issued === second)
+        #expect(InProcessRegistry.shared.configuration(slot: secondClass.configurationSlot, authority: "127.0.0.1:1") == nil)
+        await registration.unregister()
+        #expect(InProcessRegistry.shared.configuration(slot: firstClass.configurationSlot, authority: registration.authority) == nil)
+    }
+
+    /// Slot numbers are spelled as types in binary: every number up to the bound maps
+    /// to a class whose slot is that number.
+    @Test func slotClassesNumberTheirSlots() throws {
+        for slot in [1, 2, 3, 6, 7, 64, 1000, 4097] {
+            let type = try #require(ConfigurationSlots.protocolClass(slot) as? MockURLProtocol.Type)
+            #expect(type.configurationSlot == slot)
+        }
+        #expect(ObjectIdentifier(ConfigurationSlots.protocolClass(0)) == ObjectIdentifier(MockURLProtocol.self))
+    }
+
+    /// Bounded: an engine keeps at most 64 configurations; past that its oldest slot is
+    /// reused, and its slots are freed when it unregisters.
+    @Test func configurationsPerEngineAreBounded() async throws {
+        let registration = try await MockURLProtocol.register(try Self.engine())
+        let limit = InProcessRegistry.configurationsPerEngine
+        let configurations = (0..<(limit + 6)).map { _ in registration.sessionConfiguration() }
+        #expect(InProcessRegistry.shared.configurationCount(for: registration.authority) == limit)
+        let oldest = try #require(configurations[0].protocolClasses?.first as? MockURLProtocol.Type)
+        let newest = try #require(configurations.last?.protocolClasses?.first as? MockURLProtocol.Type)
+        #expect(InProcessRegistry.shared.configuration(slot: oldest.configurationSlot, authority: registration.authority) !== configurations[0])
+        #expect(InProcessRegistry.shared.configuration(slot: newest.configurationSlot, authority: registration.authority) === configurations.last)
+        await registration.unregister()
+        #expect(InProcessRegistry.shared.configurationCount(for: registration.authority) == 0)
+    }
+
+    /// URLSession's header merge: the session's headers under the request's own, names
+    /// compared without case, non-string values written out.
+    @Test func sessionHeadersGoUnderTheRequestsOwn() {
+        let merged = MockURLProtocol.headers(["Accept": "application/json", "identifier": "mine"],
+                                             sessionHeaders: ["IDENTIFIER": "session", "Accept-Language": "ko", "X-Count": 3])
+        #expect(merged["identifier"] == "mine")
+        #expect(merged["Accept-Language"] == "ko")
+        #expect(merged["X-Count"] == "3")
+        #expect(Array(merged).count == 4)
+    }
+
+    /// A server-trust challenge that fails evaluation gets the system's own handling, so
+    /// URLSession reports the server-trust error (-1202); a cancel would report
+    /// `URLError.cancelled`, which reads as "not a failure".
+    @Test func anUntrustedServerGetsTheDefaultHandlingNotACancel() {
+        #expect(LocalCATrust.disposition(trusted: false) == .performDefaultHandling)
+        #expect(LocalCATrust.disposition(trusted: true) == .useCredential)
+    }
+
+    /// A registration's base URL is a real listener serving the same engine, for what a
+    /// URLProtocol cannot carry (Apple's upload tasks) and for sessions made without the
+    /// configuration.
+    @Test func theBaseURLIsAListenerOnTheSameEngine() async throws {
+        let engine = try Self.engine()
+        let registration = try await MockURLProtocol.register(engine)
+        #expect(registration.baseURL.host == "127.0.0.1")
+        let configuration = URLSessionConfiguration.ephemeral   // no in-process protocol: a socket
+        let (_, response) = try await URLSession(configuration: configuration).data(from: registration.baseURL.appendingPathComponent("categories"))
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(engine.journal.entries().map(\.request.path) == ["/categories"])
+        await registration.unregister()
+    }
+}
