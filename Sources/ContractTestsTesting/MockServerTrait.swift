@@ -30,9 +30,10 @@ public enum MockServer {
 }
 
 /// Gives each test (each case of a parameterized test, each test of a suite) its own mock
-/// server on port 0, stopped after the test. When the test records an issue, each issue
-/// gets the requests the server had seen by then, and the test gets the whole journal
-/// excerpt as an attachment (`mock-server-journal.txt`).
+/// server on port 0, stopped after the test. With Swift 6.2 or later, when the test
+/// records an issue, each issue gets the requests the server had seen by then, and the
+/// test gets the whole journal excerpt as an attachment (`mock-server-journal.txt`); with
+/// Swift 6.1 a test that throws gets the journal as an issue.
 public struct MockServerTrait: TestTrait, SuiteTrait, TestScoping {
     public let scenario: String
     public let variants: [String]
@@ -52,6 +53,8 @@ public struct MockServerTrait: TestTrait, SuiteTrait, TestScoping {
             return
         }
         let server = try await TestMockServer.start(scenario: scenario, variants: variants, fixtures: fixtures, scenarios: scenarios, network: network)
+        #if compiler(>=6.2)
+        // Issue handling traits and attachments are Swift 6.2 (Xcode 26).
         let failed = FailureFlag()
         let annotating = IssueHandlingTrait.compactMapIssues { issue in
             failed.set()
@@ -69,6 +72,18 @@ public struct MockServerTrait: TestTrait, SuiteTrait, TestScoping {
             throw error
         }
         if failed.isSet { Attachment.record(server.journalExcerpt(limit: 500), named: "mock-server-journal.txt") }
+        #else
+        // Swift 6.1 (Xcode 16.3, 16.4) can neither annotate issues nor attach files: each
+        // test still gets its own server, and a test that throws gets the journal as an
+        // issue of its own.
+        do {
+            try await MockServer.$running.withValue(server) { try await function() }
+        } catch {
+            Issue.record(Comment(rawValue: "The mock server saw:\n" + server.journalExcerpt(limit: 50)))
+            await server.stop()
+            throw error
+        }
+        #endif
         await server.stop()
     }
 }
