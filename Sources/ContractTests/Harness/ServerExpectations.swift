@@ -46,9 +46,11 @@ public struct ServerExpectations: Sendable {
         self.settle = settle
     }
 
-    /// Every request the provider sent so far, oldest first.
+    /// Every request the provider sent so far, oldest first. A request the client's HTTP
+    /// stack resent by itself after a reset on a reused connection (`AutomaticResend`) is
+    /// counted once, as the provider sent it once.
     public var requests: [ServeEvent] {
-        journal.entries().filter { $0.session != Self.harnessSession }
+        AutomaticResend.folding(journal.entries().filter { $0.session != Self.harnessSession })
     }
 
     public func requests(matching pattern: RequestPattern) -> [ServeEvent] {
@@ -106,9 +108,14 @@ public struct ServerExpectations: Sendable {
         return index
     }
 
-    /// A violation carrying what the server saw.
+    /// A violation carrying what the server saw (a resend marked as such).
     public func violation(_ expected: String, actual: String, differences: [String] = []) -> ContractViolation {
-        ContractViolation(expected: expected, actual: actual, serverSaw: requests.suffix(20).map(\.summary), differences: differences)
+        let seen = journal.entries().filter { $0.session != Self.harnessSession }
+        let resent = AutomaticResend.resends(in: seen)
+        let lines = seen.suffix(20).map { event in
+            resent[event.id].map { "\(event.summary) (#\(event.id): the client's HTTP stack resent #\($0); counted once)" } ?? event.summary
+        }
+        return ContractViolation(expected: expected, actual: actual, serverSaw: lines, differences: differences)
     }
 
     private func isOne(_ count: Count) -> Bool {

@@ -47,11 +47,11 @@ public enum CommonChecks {
             var problems: [String] = []
             for (index, kind) in kinds.enumerated() {
                 try run.use("no-retry-\(index)")
-                let before = run.engine.journal.entries(matching: pattern).count
+                let before = run.expectations.requests(matching: pattern).count
                 // Room for a retrying provider to time out twice before it gives up.
                 let outcome = await run.outcome(within: run.timeout * 3 + 5) { try await invoke(run) }
                 try? await Task.sleep(nanoseconds: 300_000_000)   // a retry sent just after the call returned
-                let seen = run.engine.journal.entries(matching: pattern).count - before
+                let seen = run.expectations.requests(matching: pattern).count - before
                 if seen != 1 {
                     problems.append("under \(kind.name) the server saw \(pattern) \(seen) times; the provider then \(outcome.summary)")
                 }
@@ -72,7 +72,7 @@ public enum CommonChecks {
             let limit = run.timeout + margin
             let outcome = await run.outcome(within: limit) { try await invoke(run) }
             guard case .threw(_, let seconds) = outcome, seconds <= limit else {
-                let sent = run.engine.journal.entries(matching: pattern).count
+                let sent = run.expectations.requests(matching: pattern).count
                 let hint: String
                 if sent > 1 {
                     hint = " — the server saw \(sent) requests: each retry after a timeout starts the wait again, so the call outlives its timeout"
@@ -103,7 +103,7 @@ public enum CommonChecks {
             }, within: delay + 1)
             // A retry or a follow-up is sent by the time the answer would have come.
             try? await Task.sleep(nanoseconds: UInt64((delay + 0.5) * 1_000_000_000))
-            let sent = run.engine.journal.entries(matching: pattern).count
+            let sent = run.expectations.requests(matching: pattern).count
             var problems: [String] = []
             if sent == 0 { problems.append("the server never saw \(pattern), so there was nothing to cancel") }
             if sent > 1 {

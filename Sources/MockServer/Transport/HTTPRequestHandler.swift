@@ -7,8 +7,15 @@ import Scenarios
 
 /// What the requests of one connection share (one handler per HTTP/2 stream).
 final class ConnectionRequests {
+    /// This connection's number among the process's (`ConnectionRef.id`).
+    let id = ConnectionRequests.next.withLock { next -> UInt64 in
+        defer { next += 1 }
+        return next
+    }
     var begun = 0
     init() {}
+
+    private static let next = Locked<UInt64>(1)
 }
 
 /// One connection's HTTP/1.1 exchange (or one HTTP/2 stream's, `HTTP2ResponseAdapter`): collects a request, asks the engine for a plan,
@@ -325,7 +332,8 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
             headers: HeaderFields(head.headers.map { ($0.name, $0.value) }),
             body: body,
             baseURL: baseURL(for: head),
-            receivedAt: receivedAt)
+            receivedAt: receivedAt,
+            connection: ConnectionRef(id: connectionRequests.id, ordinal: connectionRequests.begun))
     }
 
     /// The address the client used (its `Host` header) when it is a plain host[:port].

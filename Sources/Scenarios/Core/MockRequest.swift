@@ -13,6 +13,8 @@ public struct MockRequest: Sendable {
     /// responses (image URLs) are built on it.
     public var baseURL: String
     public var receivedAt: Date
+    /// The connection the request came on, when it came on one (nil in process).
+    public var connection: ConnectionRef?
 
     public init(
         method: String,
@@ -20,7 +22,8 @@ public struct MockRequest: Sendable {
         headers: HeaderFields = [:],
         body: Data = Data(),
         baseURL: String = "http://localhost",
-        receivedAt: Date = Date(timeIntervalSince1970: 0)
+        receivedAt: Date = Date(timeIntervalSince1970: 0),
+        connection: ConnectionRef? = nil
     ) {
         // Methods arrive upper-case from the parser; only others pay for `uppercased()`.
         self.method = method.utf8.contains { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") } ? method.uppercased() : method
@@ -31,6 +34,7 @@ public struct MockRequest: Sendable {
         self.body = body
         self.baseURL = baseURL
         self.receivedAt = receivedAt
+        self.connection = connection
     }
 
     /// The first value of a query item, percent-decoded.
@@ -124,4 +128,21 @@ public struct MockRequest: Sendable {
         default: return nil
         }
     }
+}
+
+/// Which connection a request came on, and its place there: what tells a client's own
+/// resend on a fresh connection (`AutomaticResend`) from a second call.
+public struct ConnectionRef: Sendable, Hashable {
+    /// Unique among a process's connections.
+    public let id: UInt64
+    /// 1 for the first request on the connection (HTTP/2: the first stream).
+    public let ordinal: Int
+
+    public init(id: UInt64, ordinal: Int) {
+        self.id = id
+        self.ordinal = ordinal
+    }
+
+    /// Whether the connection had carried a request before this one.
+    public var isReused: Bool { ordinal > 1 }
 }

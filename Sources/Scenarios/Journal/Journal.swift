@@ -74,7 +74,8 @@ public final class Journal: Sendable {
                 status: plan.status, responseHeaders: plan.headers,
                 responseBodySize: plan.body.count, answeredBy: plan.answeredBy,
                 scenarioStep: plan.scenarioStep, fault: plan.fault, delay: plan.delay,
-                session: request.headers[ScenarioEngine.sessionHeader], network: plan.network?.name, duration: nil, responseBody: responseBody)
+                session: request.headers[ScenarioEngine.sessionHeader], network: plan.network?.name, connection: request.connection,
+                duration: nil, responseBody: responseBody)
             // The slot of the entry `capacity` older than this one: evict it first.
             if storage.total - storage.firstID >= UInt64(capacity) {
                 Self.evictOldest(&storage, capacity: capacity, through: storage.total - UInt64(capacity))

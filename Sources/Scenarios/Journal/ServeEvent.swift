@@ -22,6 +22,8 @@ public struct ServeEvent: Sendable, Identifiable {
     public let session: String?
     /// The network profile the exchange went through ("3G"), if any.
     public let network: String?
+    /// The connection the request came on (nil in process).
+    public let connection: ConnectionRef?
     /// Seconds from receiving the request to the end of the response, once it ended
     /// (nil while in flight, for hangs and event streams).
     public internal(set) var duration: TimeInterval?
