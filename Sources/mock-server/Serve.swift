@@ -209,6 +209,9 @@ struct ServeSettings: Equatable, Sendable {
         let logger = logLevel.bootstrap()
         let variants = try VariantSelection.parse(variants)
 
+        // Taken before the files are read, so an edit made at any moment after is seen.
+        let watchedFolders = [fixturesDirectory] + scenarioDirectories
+        let baseline = watch ? FixtureWatcher.Baseline.take(watchedFolders) : nil
         let engine: MockEngine
         do {
             let selection = try ScenarioOption.resolve(scenario)
@@ -246,7 +249,7 @@ struct ServeSettings: Equatable, Sendable {
         try await listen(server)
         var watcher: FixtureWatcher?
         if watch {
-            watcher = FixtureWatcher(engine: engine, folders: [fixturesDirectory] + scenarioDirectories, logger: logger)
+            watcher = FixtureWatcher(engine: engine, folders: watchedFolders, since: baseline, logger: logger)
             await watcher?.start()
         }
 

@@ -50,4 +50,28 @@ import Testing
         await watcher.stop()
         await server.stop()
     }
+
+    /// An edit made after the files were read but before the watcher started (while the
+    /// server began listening) is reloaded at start: the baseline is the files before
+    /// loading. Without it the watcher's first look already includes the edit, and the
+    /// old file kept serving (#22).
+    @Test func anEditBeforeTheWatcherStartsIsReloaded() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("watch-early-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.copyItem(at: MockFixtures.restaurant, to: folder.appendingPathComponent("restaurant"))
+        let menu = folder.appendingPathComponent("restaurant/menu.json")
+        let original = try String(contentsOf: menu, encoding: .utf8)
+
+        let baseline = FixtureWatcher.Baseline.take([folder])
+        let engine = try MockEngine(configuration: EngineConfiguration(fixturesDirectory: folder))
+        try original.replacingOccurrences(of: #""price": 3.5"#, with: #""price": 4.25"#).write(to: menu, atomically: true, encoding: .utf8)
+        let watcher = FixtureWatcher(engine: engine, folders: [folder], since: baseline, interval: .seconds(3600), logger: Logger(label: "test"))
+        await watcher.start()
+        await watcher.stop()
+        #expect(await watcher.reloads == 1)
+        #expect(await watcher.lastOutcome == .reloaded)
+        let price = JSONValue(parsing: engine.router.respond(to: MockRequest(method: "GET", uri: "/menu?category=soups")).body)?["items"]?.arrayValue?.first?["price"]?.doubleValue
+        #expect(price == 4.25)
+    }
 }

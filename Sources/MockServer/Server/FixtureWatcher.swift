@@ -5,7 +5,19 @@ import Scenarios
 /// `--watch`: notices when fixture or scenario files change and reloads them. A broken
 /// file is reported (file, JSON path, reason) and the last good version keeps serving.
 /// Polls a fingerprint (paths, sizes, modification times) on a task — no thread sleeps.
+///
+/// The first fingerprint is the files as they were *before* the engine read them
+/// (`Baseline.take`, then load, then `init(engine:folders:since:)`): an edit made while
+/// the fixtures loaded or the server started listening is a change, reloaded at `start()`.
 public actor FixtureWatcher {
+    /// The watched files as they were at one moment.
+    public struct Baseline: Sendable, Equatable {
+        let prints: [String: String]
+
+        /// The files in `folders` now; take it before the engine loads them.
+        public static func take(_ folders: [URL]) -> Baseline { Baseline(prints: FixtureWatcher.fingerprint(of: folders)) }
+    }
+
     public enum Outcome: Sendable, Equatable {
         case reloaded
         case refused([FixtureProblem])
@@ -21,16 +33,20 @@ public actor FixtureWatcher {
     public private(set) var lastOutcome: Outcome?
     public private(set) var reloads = 0
 
-    public init(engine: MockEngine, folders: [URL], interval: Duration = .milliseconds(500), logger: Logger) {
+    /// Watches `folders` for changes since `baseline` (the files as they are now when nil:
+    /// then an edit made between loading the engine and this call goes unnoticed).
+    public init(engine: MockEngine, folders: [URL], since baseline: Baseline? = nil, interval: Duration = .milliseconds(500), logger: Logger) {
         self.engine = engine
         self.folders = folders
         self.interval = interval
         self.logger = logger
-        self.fingerprint = Self.fingerprint(of: folders)
+        self.fingerprint = baseline?.prints ?? Self.fingerprint(of: folders)
     }
 
+    /// Reloads at once what changed since the baseline, then polls.
     public func start() {
         guard task == nil else { return }
+        check()
         task = Task { [interval] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
