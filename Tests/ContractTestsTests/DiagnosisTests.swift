@@ -57,6 +57,12 @@ import Testing
         #expect(text.contains("2. \"images\" filename \"a.png\", image/png, 300 bytes"), "\(text)")
         let cut = ServeEvent.multipartAnalysis(Data(body.utf8.prefix(300)), contentType: "multipart/form-data; boundary=B")
         #expect(cut.contains("does not parse as multipart: the body has no closing boundary"), "\(cut)")
+        // "--B" where "--B--" belongs: named as such, with how the body ends (#22).
+        let unclosed = ServeEvent.multipartAnalysis(Data(body.replacingOccurrences(of: "--B--", with: "--B").utf8),
+                                                    contentType: "multipart/form-data; boundary=B")
+        #expect(unclosed.contains("does not parse as multipart: the closing boundary \"--B--\" is missing: after part 2 the body ends with \"--B\""),
+                "\(unclosed)")
+        #expect(unclosed.hasSuffix("and ends " + String(repeating: "x", count: 53) + "⏎--B⏎"), "\(unclosed)")
     }
 
     @Test func zoneShiftsAreNamedAndCollapsed() {

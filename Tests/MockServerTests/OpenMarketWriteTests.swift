@@ -306,6 +306,32 @@ import FoundationNetworking
         }
     }
 
+    /// A body whose last delimiter lacks its closing hyphens (`--B` where `--B--` belongs)
+    /// is refused as exactly that, not as a part without headers (#22); over the wire the
+    /// 400 says so.
+    @Test(arguments: ["\r\n--XyZ\r\n", "\r\n--XyZ", "\r\n--XyZ  \r\n\r\n"])
+    func aMissingClosingBoundaryIsNamed(ending: String) async throws {
+        let full = OpenMarketClient.multipart(boundary: "XyZ", params: OpenMarketClient.params(),
+                                              images: [("a.png", OpenMarketClient.image("1.png"), "image/png")])
+        let closing = Data("\r\n--XyZ--\r\n".utf8)
+        #expect(full.suffix(closing.count) == closing)
+        let body = full.prefix(full.count - closing.count) + Data(ending.utf8)
+        let expected = "the closing boundary \"--XyZ--\" is missing: after part 2 the body ends with \"--XyZ\""
+        #expect(throws: MultipartForm.Failure.self) { try MultipartForm.parse(body, contentType: "multipart/form-data; boundary=XyZ") }
+        do {
+            _ = try MultipartForm.parse(body, contentType: "multipart/form-data; boundary=XyZ")
+        } catch {
+            guard case .malformed(let detail) = error else { Issue.record("\(error)"); return }
+            #expect(detail.hasPrefix(expected), "\(detail)")
+        }
+        try await withServer { server in
+            let (data, response) = try await OpenMarketClient(base: server.address.url)
+                .create(rawBody: body, contentType: "multipart/form-data; boundary=XyZ")
+            #expect(response.statusCode == 400)
+            #expect(reason(data).contains(expected), "\(reason(data))")
+        }
+    }
+
     @Test func utf8FileNamesInHeaderValuesAreStillAccepted() throws {
         let body = Data("--B\r\nContent-Disposition: form-data; name=\"images\"; filename=\"사진.png\"\r\nContent-Type: image/png\r\n\r\nPNG\r\n--B--\r\n".utf8)
         let form = try MultipartForm.parse(body, contentType: "multipart/form-data; boundary=B")

@@ -76,6 +76,7 @@ extension ServeEvent {
             case .malformed(let detail): why = detail
             }
             return "of \(data.count) bytes that does not parse as multipart: \(why); it starts \(preview(data, limit: 120))"
+                + (data.count > 120 ? " and ends \(preview(data.suffix(60), limit: 60))" : "")
         }
         let parts = form.parts.enumerated().map { index, part -> String in
             var text = "\(index + 1). \(part.name.map { "\"\($0)\"" } ?? "no name")"

@@ -38,6 +38,13 @@ public struct MultipartForm: Sendable {
         while true {
             position += delimiter.count
             if bytes[position...].starts(with: [0x2D, 0x2D]) { break }   // "--": the closing delimiter
+            // Nothing but line ends after a delimiter: the body ended on "--B" where the
+            // closing "--B--" belongs (a part of its own would start with headers).
+            if bytes[position...].allSatisfy({ $0 == 0x0D || $0 == 0x0A || $0 == 0x20 || $0 == 0x09 }) {
+                guard !parts.isEmpty else { throw .malformed("the multipart body has no parts") }
+                throw .malformed("the closing boundary \"--\(boundary)--\" is missing: after part \(parts.count) the body ends with "
+                                 + "\"--\(boundary)\", without the two hyphens that close it")
+            }
             while position < bytes.count, bytes[position] == 0x20 || bytes[position] == 0x09 { position += 1 }   // padding
             guard bytes[position...].starts(with: crlf) else {
                 throw .malformed("part \(parts.count + 1): the boundary line does not end with CRLF")
