@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MockFixtures
 import MockServer
 import Scenarios
 #if canImport(FoundationNetworking)
@@ -42,7 +43,7 @@ public struct SuiteConfiguration: Sendable {
     /// The local CA of `.secureSockets` (created there on first use).
     public var caDirectory: URL
 
-    public init(fixturesDirectory: URL, restaurantVariant: RestaurantVariant = .original, openMarketVariant: OpenMarketVariant = .jan2022,
+    public init(fixturesDirectory: URL = MockFixtures.directory, restaurantVariant: RestaurantVariant = .original, openMarketVariant: OpenMarketVariant = .jan2022,
                 timeout: TimeInterval = 1, timeoutMargin: TimeInterval = 1, transport: ContractTransport = .sockets,
                 parallelism: Int = 4, checkTimeLimit: TimeInterval = 30, network: NetworkProfile? = nil,
                 caDirectory: URL = LocalCA.defaultDirectory) {
