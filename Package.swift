@@ -113,7 +113,7 @@ let package = Package(
         // Benchmarks/bench.py times the contract suites with this (not a product).
         .executableTarget(name: "contract-timing", dependencies: ["ContractTests", "MockFixtures"], path: "Benchmarks/ContractTiming"),
         // Test-only support shared by the test targets (they run in one process).
-        .target(name: "TestSupport", dependencies: ["MockServer"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["MockServer", "ContractTests"], path: "Tests/TestSupport"),
         .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "MockFixtures"]),
         .testTarget(
             name: "MockServerTests",

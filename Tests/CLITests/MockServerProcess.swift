@@ -6,12 +6,22 @@ import FoundationNetworking
 /// The built `mock-server` binary, run as a child process.
 final class MockServerProcess: @unchecked Sendable {
     static var binary: URL {
-        // The test bundle sits in the same products folder as the executable.
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while folder.path != "/" {
-            let candidate = folder.appendingPathComponent("mock-server")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            folder = folder.deletingLastPathComponent()
+        // The test bundle sits in the same products folder as the executable. On Linux the
+        // test process is that bundle; on macOS it is Xcode's xctest (or Swift Testing's
+        // helper), which loads the `.xctest` bundle from the products folder.
+        var starts = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
+        #if canImport(Darwin)
+        if let bundle = Bundle.allBundles.first(where: { $0.bundlePath.hasSuffix(".xctest") }) {
+            starts.insert(bundle.bundleURL.deletingLastPathComponent(), at: 0)
+        }
+        #endif
+        for start in starts {
+            var folder = start
+            while folder.path != "/" {
+                let candidate = folder.appendingPathComponent("mock-server")
+                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+                folder = folder.deletingLastPathComponent()
+            }
         }
         return URL(fileURLWithPath: ".build/debug/mock-server")
     }

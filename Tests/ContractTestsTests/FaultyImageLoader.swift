@@ -139,7 +139,7 @@ struct RawClient {
         self.context = context
         let configuration = context.sessionConfiguration
         if let timeout { configuration.timeoutIntervalForRequest = timeout }
-        session = URLSession(configuration: configuration)
+        session = URLSession(configuration: configuration, delegate: context.sessionDelegate, delegateQueue: nil)
     }
 
     func send(_ method: String, _ path: String, headers: [String: String] = [:], body: Data? = nil,

@@ -63,7 +63,7 @@ final class MarketNetworkManager: @unchecked Sendable {
         baseURL = context.baseURL
         vendor = context.vendor
         self.variant = variant
-        session = URLSession(configuration: context.sessionConfiguration)
+        session = URLSession(configuration: context.sessionConfiguration, delegate: context.sessionDelegate, delegateQueue: nil)
     }
 
     var decoder: JSONDecoder {

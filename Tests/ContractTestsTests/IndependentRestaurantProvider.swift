@@ -39,10 +39,10 @@ final class CompletionMenuController: @unchecked Sendable {
     let session: URLSession
     let images = NSCache<NSURL, NSData>()
 
-    init(baseURL: URL, variant: RestaurantVariant, configuration: URLSessionConfiguration) {
+    init(baseURL: URL, variant: RestaurantVariant, configuration: URLSessionConfiguration, delegate: (any URLSessionDelegate)? = nil) {
         self.baseURL = baseURL
         self.variant = variant
-        session = URLSession(configuration: configuration)
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
         images.countLimit = 100
     }
 
@@ -124,7 +124,8 @@ struct CompletionRestaurantProvider: RestaurantProvider {
     let controller: CompletionMenuController
 
     init(context: ProviderContext, variant: RestaurantVariant) {
-        controller = CompletionMenuController(baseURL: context.baseURL, variant: variant, configuration: context.sessionConfiguration)
+        controller = CompletionMenuController(baseURL: context.baseURL, variant: variant, configuration: context.sessionConfiguration,
+                                              delegate: context.sessionDelegate)
     }
 
     func categories() async throws -> [String] {

@@ -25,12 +25,16 @@ import FoundationNetworking
             #expect(Set(object.keys) == ["items"])
             let items = try #require(object["items"] as? [[String: Any]])
             #expect(items.count == 6)
+            // Every price is a JSON number (read as the JSON says it, not as NSNumber bridges it).
+            let prices = JSONValue(parsing: data)?["items"]?.arrayValue?.map { $0["price"]?.doubleValue }
+            #expect(prices?.count == 6)
+            #expect(prices?.allSatisfy { $0 != nil } == true, "\(String(describing: prices))")
             for item in items {
                 #expect(Set(item.keys) == ["id", "name", "description", "price", "category", "image_url"])
                 #expect(item["id"] is Int)
                 #expect(item["name"] is String)
                 #expect(item["description"] is String)
-                #expect(item["price"] is Double || item["price"] is Int)
+                #expect(item["price"] != nil)
                 #expect(item["category"] is String)
                 let imageURL = try #require(item["image_url"] as? String)
                 #expect(imageURL == "\(server.address.baseURL)/images/\(item["id"]!).png")

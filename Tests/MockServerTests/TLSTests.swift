@@ -17,10 +17,11 @@ import FoundationNetworking
         return try await TestServer.start(scenario: scenario, tls: TLSSettings(caDirectory: ca.directory, extraNames: extraNames, http2: http2))
     }
 
-    static func session(timeout: TimeInterval = 10) -> URLSession {
+    /// A session that trusts the test CA (a delegate on Apple platforms, the system store on Linux).
+    static func session(timeout: TimeInterval = 10) throws -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
-        return URLSession(configuration: configuration)
+        return try TestCA.session(configuration: configuration)
     }
 
     @Test func urlSessionGetsTheAPIsOverHTTPSWithHTTPSImageURLs() async throws {
@@ -89,7 +90,8 @@ import FoundationNetworking
         let text = try await Tool.run("openssl", ["x509", "-noout", "-text"], input: pem).stdout
         // The kernel's name as hostname(1) prints it: what the certificate must use (not
         // ProcessInfo.hostName, a reverse lookup on Apple platforms).
-        let host = try await Tool.run("hostname", []).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        // DNS names are case-insensitive and certificates carry them lower-case.
+        let host = try await Tool.run("hostname", []).stdout.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         #expect(!host.isEmpty)
         for name in ["DNS:localhost", "IP Address:127.0.0.1", "IP Address:0:0:0:0:0:0:0:1", "DNS:\(host)", "DNS:\(host.split(separator: ".")[0]).local",
                      "DNS:api.example.test", "IP Address:10.9.8.7"] {
@@ -100,14 +102,16 @@ import FoundationNetworking
         #expect(text.contains("Public-Key: (256 bit)"))
         #expect(text.contains("CA:FALSE"))
         // Apple: at most 825 days.
-        let dates = try await Tool.run("openssl", ["x509", "-noout", "-startdate", "-enddate", "-dateopt", "iso_8601"], input: pem).stdout
+        // The default date form (`notBefore=Nov  4 09:05:01 2026 GMT`), which OpenSSL and
+        // macOS's LibreSSL both print (LibreSSL has no -dateopt).
+        let dates = try await Tool.run("openssl", ["x509", "-noout", "-startdate", "-enddate"], input: pem).stdout
         let parsed = dates.split(separator: "\n").compactMap { line -> Date? in
             guard let value = line.split(separator: "=", maxSplits: 1).last else { return nil }
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.dateFormat = "yyyy-MM-dd HH:mm:ss'Z'"
+            formatter.dateFormat = "MMM d HH:mm:ss yyyy zzz"
             formatter.timeZone = TimeZone(identifier: "UTC")
-            return formatter.date(from: String(value))
+            return formatter.date(from: value.split(separator: " ").joined(separator: " "))
         }
         #expect(parsed.count == 2, "\(dates)")
         if parsed.count == 2 { #expect(parsed[1].timeIntervalSince(parsed[0]) <= 825 * 86_400) }

@@ -103,6 +103,28 @@ import Testing
         }
     }
 
+    /// A missing body file in a folder reached through a symbolic link (macOS's temporary
+    /// folder is one: /var → /private/var) is "cannot read", not "outside the folder" (#22).
+    @Test func aMissingBodyFileThroughASymlinkedFolderIsMissingNotOutside() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("linked-\(UUID().uuidString)")
+        let real = base.appendingPathComponent("real")
+        let link = base.appendingPathComponent("link")
+        try FileManager.default.createDirectory(at: real, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: real)
+        defer { try? FileManager.default.removeItem(at: base) }
+        let json = #"{"version": 1, "name": "linked", "rules": [{"name": "a", "request": {"path": "/a"}, "response": {"status": 200, "bodyFile": "sub/missing.json"}}, {"name": "b", "request": {"path": "/b"}, "response": {"status": 200, "bodyFile": "../escape.json"}}]}"#
+        try Data(json.utf8).write(to: real.appendingPathComponent("linked.json"))
+        let reasons: [String]
+        do {
+            _ = try ScenarioFile.load(link.appendingPathComponent("linked.json"))
+            reasons = []
+        } catch {
+            reasons = error.problems.map { "\($0.jsonPath): \($0.reason)" }
+        }
+        #expect(reasons.contains { $0.hasPrefix("$.rules[0].response.bodyFile: cannot read ") }, "\(reasons)")
+        #expect(reasons.contains { $0.hasPrefix("$.rules[1].response.bodyFile: \"../escape.json\" is outside the scenario file's folder") }, "\(reasons)")
+    }
+
     @Test func bodyFileProblemsSayWhichFileAndWhere() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bodies-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -78,9 +78,9 @@ extension ScenarioParser {
         }
         // Data only: a body file lives in the scenario file's folder (or below it), so a
         // shared scenario file cannot serve the machine's other files to whoever connects.
-        let folder = directory.standardizedFileURL.resolvingSymlinksInPath().path
-        let url = directory.appendingPathComponent(name).standardizedFileURL.resolvingSymlinksInPath()
-        guard !name.hasPrefix("/"), url.path.hasPrefix(folder.hasSuffix("/") ? folder : folder + "/") else {
+        let folder = Self.resolvedPath(directory)
+        let url = directory.appendingPathComponent(name)
+        guard !name.hasPrefix("/"), Self.resolvedPath(url).hasPrefix(folder.hasSuffix("/") ? folder : folder + "/") else {
             reader.problem(path, "\"\(name)\" is outside the scenario file's folder; body files must be inside it (a relative path without ..)")
             return nil
         }
@@ -89,6 +89,22 @@ extension ScenarioParser {
             return nil
         }
         return data
+    }
+
+    /// `url` with `..` removed and every symbolic link resolved, also when the file does
+    /// not exist: its nearest existing folder is resolved and the rest appended. (Resolving
+    /// a missing file's path resolves nothing on Linux, and on Apple platforms keeps the
+    /// `/private` that its existing folder loses, so a missing body file read as "outside".)
+    static func resolvedPath(_ url: URL) -> String {
+        var existing = url.standardizedFileURL
+        var missing: [String] = []
+        while !FileManager.default.fileExists(atPath: existing.path) && existing.pathComponents.count > 1 {
+            missing.insert(existing.lastPathComponent, at: 0)
+            existing = existing.deletingLastPathComponent()
+        }
+        var resolved = existing.resolvingSymlinksInPath()
+        for component in missing { resolved.appendPathComponent(component) }
+        return resolved.path
     }
 
     static func contentType(forFile name: String) -> String {

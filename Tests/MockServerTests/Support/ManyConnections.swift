@@ -53,9 +53,16 @@ enum ManyConnections {
     }
 
     static func raiseFileLimit(to wanted: Int) {
+        #if canImport(Glibc)
+        let resource = Int32(RLIMIT_NOFILE.rawValue)   // an enum in Glibc
+        let cap = rlim_t(wanted)
+        #else
+        let resource = RLIMIT_NOFILE                   // a plain Int32 in Darwin, where setrlimit
+        let cap = rlim_t(min(wanted, Int(OPEN_MAX)))   // refuses more than OPEN_MAX descriptors
+        #endif
         var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(wanted) else { return }
-        limit.rlim_cur = min(limit.rlim_max, rlim_t(wanted))
-        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        guard getrlimit(resource, &limit) == 0, limit.rlim_cur < cap else { return }
+        limit.rlim_cur = min(limit.rlim_max, cap)
+        _ = setrlimit(resource, &limit)
     }
 }

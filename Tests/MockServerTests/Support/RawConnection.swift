@@ -18,6 +18,12 @@ final class RawConnection: @unchecked Sendable {
         fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw POSIXError(.EIO) }
+        #if canImport(Darwin)
+        // Darwin has no MSG_NOSIGNAL: a send to a closed peer would raise SIGPIPE and end
+        // the test process; the socket option turns it into EPIPE.
+        var one: Int32 = 1
+        _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+        #endif
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

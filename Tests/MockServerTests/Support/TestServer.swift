@@ -2,6 +2,7 @@ import Foundation
 import MockFixtures
 import MockServer
 import Scenarios
+import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -80,7 +81,13 @@ enum HTTP {
         // Every test server is 127.0.0.1: the default of 6 connections per host would make
         // unrelated tests (some hold hung connections on purpose) queue behind each other.
         configuration.httpMaximumConnectionsPerHost = 256
+        // HTTPS test servers use the test CA: on Apple platforms the session trusts it
+        // through its delegate (on Linux the system store does, and there is none).
+        #if canImport(Security)
+        return URLSession(configuration: configuration, delegate: try? TestCA.sessionDelegate(), delegateQueue: nil)
+        #else
         return URLSession(configuration: configuration)
+        #endif
     }()
 
     static func get(_ url: URL, headers: [String: String] = [:], timeout: TimeInterval? = nil) async throws -> (Data, HTTPURLResponse) {
