@@ -87,4 +87,18 @@ import FoundationNetworking
         #expect(engine.journal.entries().map(\.request.path) == ["/categories"])
         await registration.unregister()
     }
+
+    /// A 307 keeps its body, as data: the request's body stream was read already, and the
+    /// protocol instance that loads the redirect on Apple platforms reads the new request.
+    @Test func a307KeepsAStreamedBodyAsData() throws {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:1/order-elsewhere")!)
+        request.httpMethod = "POST"
+        request.httpBodyStream = InputStream(data: Data("{}".utf8))
+        let next = try #require(MockURLProtocol.redirect(request, body: Data(#"{"menuIds":[1]}"#.utf8), status: 307, location: "/order",
+                                                         from: request.url!))
+        #expect(next.httpMethod == "POST")
+        #expect(next.httpBodyStream == nil)
+        #expect(next.httpBody == Data(#"{"menuIds":[1]}"#.utf8))
+        #expect(next.url?.path == "/order")
+    }
 }

@@ -16,6 +16,11 @@ import FoundationNetworking
 /// reach the engine: a custom `URLProtocol` never sees them on Apple platforms or in
 /// swift-corelibs-foundation, while a socket carries them.
 ///
+/// The headers are read from the configuration at each request, so set them before
+/// making the session (URLSession copies its configuration; a later change reaches the
+/// in-process transport but would not reach a socket). A registration keeps its 64 newest
+/// configurations: a session made from an older one no longer has its headers merged.
+///
 /// The base URL is a real listener on 127.0.0.1 serving the same engine, for what a
 /// `URLProtocol` cannot carry faithfully: on Apple platforms an upload task's body never
 /// reaches a custom protocol, so the transport declines upload tasks and URLSession sends

@@ -141,7 +141,8 @@ public class MockURLProtocol: URLProtocol {
             after(timeout) { this.value.fail(URLError(.timedOut)) }
             return
         }
-        after(plan.delay) { this.value.deliver(plan, request: request, hop: hop) }
+        let body = mockRequest.body
+        after(plan.delay) { this.value.deliver(plan, request: request, body: body, hop: hop) }
     }
 
     /// Runs `work` on the loading thread, unless the load was stopped.
@@ -163,7 +164,8 @@ public class MockURLProtocol: URLProtocol {
         if seconds <= 0 { work() } else { DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: work) }
     }
 
-    private func deliver(_ plan: ResponsePlan, request: URLRequest, hop: Int) {
+    /// `body`: the request's body as read (a stream cannot be read twice).
+    private func deliver(_ plan: ResponsePlan, request: URLRequest, body requestBody: Data, hop: Int) {
         guard let url = request.url else { return }
         let method = request.httpMethod ?? "GET"
         switch plan.fault {
@@ -187,7 +189,7 @@ public class MockURLProtocol: URLProtocol {
             return
         }
         // A redirect with a Location is followed, as URLSession follows one from a socket.
-        if let next = Self.redirect(request, status: plan.status, location: plan.headers["Location"], from: url) {
+        if let next = Self.redirect(request, body: requestBody, status: plan.status, location: plan.headers["Location"], from: url) {
             #if canImport(FoundationNetworking)
             // swift-corelibs-foundation stops the process when a protocol reports a
             // redirect ("doesn't currently handle redirects directly"), so the protocol
@@ -204,8 +206,14 @@ public class MockURLProtocol: URLProtocol {
             load(next, hop: hop + 1)
             #else
             // Apple's loading system asks the session's delegate, then loads the new
-            // request through a new protocol instance (answered by the same engine).
-            onLoadingThread { $0.urlProtocol(self, wasRedirectedTo: next, redirectResponse: response) }
+            // request through a new protocol instance (answered by the same engine). This
+            // load ends here, as Apple's CustomHTTPProtocol sample ends it: with a
+            // user-cancelled error the system ignores after a redirect. (Without it, a
+            // delegate that refuses the redirect leaves the task hanging until its timeout.)
+            onLoadingThread { client in
+                client.urlProtocol(self, wasRedirectedTo: next, redirectResponse: response)
+                client.urlProtocol(self, didFailWithError: NSError(domain: NSCocoaErrorDomain, code: NSUserCancelledError))
+            }
             #endif
             return
         }
@@ -248,12 +256,17 @@ public class MockURLProtocol: URLProtocol {
 
     /// The request a redirect leads to, as URLSession makes it: 301, 302 and 303 turn a
     /// POST into a GET without a body (303 any method but HEAD); 307 and 308 keep the
-    /// method and body. Nil when `status` is no redirect or there is no usable Location.
-    static func redirect(_ request: URLRequest, status: Int, location: String?, from url: URL) -> URLRequest? {
+    /// method and `body` (as data: a body stream was read already). Nil when `status` is
+    /// no redirect or there is no usable Location.
+    static func redirect(_ request: URLRequest, body: Data = Data(), status: Int, location: String?, from url: URL) -> URLRequest? {
         guard [301, 302, 303, 307, 308].contains(status), let location,
               let target = URL(string: location, relativeTo: url)?.absoluteURL else { return nil }
         var next = request
         next.url = target
+        if request.httpBodyStream != nil {
+            next.httpBodyStream = nil
+            next.httpBody = body.isEmpty ? nil : body
+        }
         let method = request.httpMethod ?? "GET"
         if (status == 303 && method != "HEAD") || ((status == 301 || status == 302) && method == "POST") {
             next.httpMethod = "GET"
