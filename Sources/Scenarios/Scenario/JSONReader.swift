@@ -1,17 +1,32 @@
 /// Walks a JSON document keeping the path, collecting every problem instead of stopping
-/// at the first: validation reports them all with file, JSON path and reason.
-final class JSONReader {
-    let file: String
-    private(set) var problems: [FixtureProblem] = []
+/// at the first: validation reports them all with file, JSON path and reason. Public for
+/// readers of other formats built on the same messages (the HAR import in `MockServer`).
+public final class JSONReader {
+    public let file: String
+    public private(set) var problems: [FixtureProblem] = []
 
-    init(file: String) { self.file = file }
+    public init(file: String) { self.file = file }
 
-    func problem(_ path: String, _ reason: String) {
+    public func problem(_ path: String, _ reason: String) {
         problems.append(FixtureProblem(file: file, jsonPath: path, reason: reason))
     }
 
+    /// The members of an object whose other keys belong to someone else (a HAR file's
+    /// vendor extensions, say): none are reported. A missing value is reported when `required`.
+    public func openObject(_ value: JSONValue?, _ path: String, required: Bool = false) -> [String: JSONValue]? {
+        guard let value else {
+            if required { problem(path, "required key is missing") }
+            return nil
+        }
+        guard case .object(let members) = value else {
+            problem(path, "expected an object, found \(value.typeName)")
+            return nil
+        }
+        return members
+    }
+
     /// The members of an object; unknown keys are reported.
-    func object(_ value: JSONValue?, _ path: String, keys allowed: Set<String>) -> [String: JSONValue]? {
+    public func object(_ value: JSONValue?, _ path: String, keys allowed: Set<String>) -> [String: JSONValue]? {
         guard let value else { return nil }
         guard case .object(let members) = value else {
             problem(path, "expected an object, found \(value.typeName)")
@@ -23,7 +38,7 @@ final class JSONReader {
         return members
     }
 
-    func string(_ value: JSONValue?, _ path: String, required: Bool = false) -> String? {
+    public func string(_ value: JSONValue?, _ path: String, required: Bool = false) -> String? {
         guard let value else {
             if required { problem(path, "required key is missing") }
             return nil
@@ -35,7 +50,7 @@ final class JSONReader {
         return text
     }
 
-    func number(_ value: JSONValue?, _ path: String, required: Bool = false, range: ClosedRange<Double>? = nil) -> Double? {
+    public func number(_ value: JSONValue?, _ path: String, required: Bool = false, range: ClosedRange<Double>? = nil) -> Double? {
         guard let value else {
             if required { problem(path, "required key is missing") }
             return nil
@@ -51,7 +66,7 @@ final class JSONReader {
         return number
     }
 
-    func integer(_ value: JSONValue?, _ path: String, required: Bool = false, range: ClosedRange<Int>? = nil) -> Int? {
+    public func integer(_ value: JSONValue?, _ path: String, required: Bool = false, range: ClosedRange<Int>? = nil) -> Int? {
         guard let number = number(value, path, required: required) else { return nil }
         guard let integer = JSONValue.number(number).intValue else {
             problem(path, "expected a whole number, found \(Self.show(number))")
@@ -64,7 +79,7 @@ final class JSONReader {
         return integer
     }
 
-    func array(_ value: JSONValue?, _ path: String, required: Bool = false) -> [JSONValue]? {
+    public func array(_ value: JSONValue?, _ path: String, required: Bool = false) -> [JSONValue]? {
         guard let value else {
             if required { problem(path, "required key is missing") }
             return nil
@@ -77,7 +92,7 @@ final class JSONReader {
     }
 
     /// A string that must be one of `choices`.
-    func choice<T>(_ value: JSONValue?, _ path: String, _ choices: [String: T]) -> T? {
+    public func choice<T>(_ value: JSONValue?, _ path: String, _ choices: [String: T]) -> T? {
         guard let text = string(value, path) else { return nil }
         guard let picked = choices[text] else {
             problem(path, "\"\(text)\" is not one of: \(choices.keys.sorted().joined(separator: ", "))")
@@ -86,7 +101,7 @@ final class JSONReader {
         return picked
     }
 
-    static func show(_ number: Double) -> String {
+    public static func show(_ number: Double) -> String {
         JSONValue.number(number).intValue.map(String.init) ?? String(number)
     }
 }
