@@ -16,9 +16,19 @@ public struct RecordedExchange: Sendable {
     public var body: Data
     /// The body names the server's own address as `{{baseURL}}`.
     public var templated: Bool
+    /// A fixed latency the replay answers after, in milliseconds (a HAR import's
+    /// `--keep-timing`); nil for none.
+    public var latencyMilliseconds: Double?
+    /// Query items whose values were redacted: the replay accepts any value there (the
+    /// item must be present), since the client sends the real one.
+    public var redactedQueryNames: Set<String>
+    /// Members of the JSON request body whose values were redacted, at any depth: the replay
+    /// matches the rest of the body (`json`, extra members allowed) instead of all of it.
+    public var redactedBodyKeys: Set<String>
 
     public init(method: String, path: String, query: [(name: String, value: String)] = [], requestHeaders: HeaderFields = [:],
-                requestBody: Data = Data(), status: Int, headers: HeaderFields = [:], body: Data = Data(), templated: Bool = false) {
+                requestBody: Data = Data(), status: Int, headers: HeaderFields = [:], body: Data = Data(), templated: Bool = false,
+                latencyMilliseconds: Double? = nil, redactedQueryNames: Set<String> = [], redactedBodyKeys: Set<String> = []) {
         self.method = method
         self.path = path
         self.query = query
@@ -28,6 +38,9 @@ public struct RecordedExchange: Sendable {
         self.headers = RecordedExchange.normalised(headers)
         self.body = body
         self.templated = templated
+        self.latencyMilliseconds = latencyMilliseconds
+        self.redactedQueryNames = redactedQueryNames
+        self.redactedBodyKeys = redactedBodyKeys
     }
 
     /// Headers that differ on every response or describe one connection's framing: a

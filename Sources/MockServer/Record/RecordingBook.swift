@@ -3,8 +3,9 @@ import Scenarios
 
 /// Turns recorded exchanges into a scenario (format v1): one rule per distinct request —
 /// method, path, query, JSON body and the headers asked for — answering with that
-/// request's responses in the order they were recorded, the last one repeated. Pure
-/// logic: `Recorder` writes what it returns.
+/// request's responses in the order they were recorded, the last one repeated. A value
+/// redacted from a request (a HAR import's secrets) is matched on presence, not value.
+/// Pure logic: `Recorder` and `HARImport.write` write what it returns.
 public struct RecordingBook: Sendable {
     public let name: String
     public let upstream: String
@@ -99,6 +100,7 @@ public struct RecordingBook: Sendable {
             if let file = bodyFiles[index] { outcome["bodyFile"] = .string(file) }
             if exchange.templated { outcome["templated"] = true }
             if exchange.hasValidators, exchange.method == "GET" || exchange.method == "HEAD" { outcome["conditional"] = true }
+            if let latency = exchange.latencyMilliseconds { outcome["latency"] = ["fixed": .number(latency)] }
             outcomes.append(.object(outcome))
         }
         return outcomes
@@ -107,13 +109,15 @@ public struct RecordingBook: Sendable {
     private func request(_ key: Key, otherQueryNames: Set<String>) -> JSONValue {
         var request: [String: JSONValue] = ["method": .string(key.method), "path": .string(key.path)]
         var query: [String: JSONValue] = key.query.mapValues(JSONValue.string)
+        // A redacted value is no value to compare: any one answers, as long as it is there.
+        for name in key.anyValueQuery where query[name] != nil { query[name] = ["present": true] }
         // Exact on the names this path was seen with: `/menu` does not answer `/menu?category=x`.
         for name in otherQueryNames { query[name] = ["absent": true] }
         if !query.isEmpty { request["query"] = .object(query) }
         if !key.headers.isEmpty {
             request["headers"] = .object(key.headers.mapValues { value in value.map(JSONValue.string) ?? ["absent": true] })
         }
-        if let body = key.body { request["body"] = ["jsonEqualTo": body] }
+        if let body = key.body { request["body"] = key.bodyIsPartial ? ["json": body] : ["jsonEqualTo": body] }
         return .object(request)
     }
 
@@ -122,8 +126,12 @@ public struct RecordingBook: Sendable {
         let method: String
         let path: String
         let query: [String: String]
+        /// Query names matched on presence only (their values were redacted).
+        let anyValueQuery: Set<String>
         let headers: [String: String?]
         let body: JSONValue?
+        /// `body` lacks the redacted members, so it is matched as contained, not equal.
+        let bodyIsPartial: Bool
         let uri: String
 
         init(_ exchange: RecordedExchange, matchHeaders: [String]) {
@@ -132,8 +140,15 @@ public struct RecordingBook: Sendable {
             var query: [String: String] = [:]
             for item in exchange.query where query[item.name] == nil { query[item.name] = item.value }
             self.query = query
+            anyValueQuery = exchange.redactedQueryNames
             headers = Dictionary(uniqueKeysWithValues: matchHeaders.map { ($0, exchange.requestHeaders[$0]) })
-            body = exchange.requestJSON
+            if let json = exchange.requestJSON, !exchange.redactedBodyKeys.isEmpty {
+                body = Self.removing(exchange.redactedBodyKeys, from: json)
+                bodyIsPartial = true
+            } else {
+                body = exchange.requestJSON
+                bodyIsPartial = false
+            }
             let items = exchange.query.map { $0.value.isEmpty ? $0.name : "\($0.name)=\($0.value)" }
             uri = items.isEmpty ? path : path + "?" + items.joined(separator: "&")
         }
@@ -141,7 +156,22 @@ public struct RecordingBook: Sendable {
         var title: String { "\(method) \(uri)" }
 
         static func == (lhs: Key, rhs: Key) -> Bool {
-            lhs.method == rhs.method && lhs.path == rhs.path && lhs.query == rhs.query && lhs.headers == rhs.headers && lhs.body == rhs.body
+            lhs.method == rhs.method && lhs.path == rhs.path && lhs.query == rhs.query && lhs.anyValueQuery == rhs.anyValueQuery
+                && lhs.headers == rhs.headers && lhs.body == rhs.body && lhs.bodyIsPartial == rhs.bodyIsPartial
+        }
+
+        /// `json` without the members named `keys`, at any depth.
+        static func removing(_ keys: Set<String>, from json: JSONValue) -> JSONValue {
+            switch json {
+            case .object(let members):
+                var kept: [String: JSONValue] = [:]
+                for (name, value) in members where !keys.contains(name) { kept[name] = removing(keys, from: value) }
+                return .object(kept)
+            case .array(let elements):
+                return .array(elements.map { removing(keys, from: $0) })
+            default:
+                return json
+            }
         }
 
         func hash(into hasher: inout Hasher) {
