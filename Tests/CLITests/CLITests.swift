@@ -86,6 +86,8 @@ import FoundationNetworking
         (["serve", "--port"], "--port"),
         (["--host", "0.0.0.0"], "--admin-token"),
         (["--max-connections", "0"], "--max-connections"),
+        (["import-har"], "<file.har>"),
+        (["import-har", "c.har", "--name", "a/b"], "--name"),
     ]
 
     @Test(arguments: badArguments)
@@ -109,7 +111,7 @@ import FoundationNetworking
     }
 
     @Test func helpExitsZero() async throws {
-        for arguments in [["--help"], ["serve", "--help"], ["validate", "--help"], ["help"]] {
+        for arguments in [["--help"], ["serve", "--help"], ["validate", "--help"], ["import-har", "--help"], ["help"]] {
             let (status, stdout, _) = try await MockServerProcess.run(arguments)
             #expect(status == 0, "\(arguments)")
             #expect(stdout.contains("USAGE"), "\(arguments)")
