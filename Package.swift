@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "MockServerClient", targets: ["MockServerClient"]),
         .library(name: "MockFixtures", targets: ["MockFixtures"]),
         .library(name: "MockRecording", targets: ["MockRecording"]),
+        // A swift-openapi-runtime `ClientTransport` answering from an engine in process.
+        .library(name: "MockServerOpenAPI", targets: ["MockServerOpenAPI"]),
         .executable(name: "mock-server", targets: ["mock-server"]),
         .executable(name: "mock-server-record", targets: ["mock-server-record"]),
     ],
@@ -36,6 +38,9 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
         // Tests only: a real OpenAPI library validates the documents the mock serves.
         .package(url: "https://github.com/mattpolzin/OpenAPIKit.git", from: "6.4.0"),
+        // MockServerOpenAPI: the transport protocol of clients made by swift-openapi-generator.
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
     ],
     targets: [
         // The built-in fixture set, shipped as resources so `swift run mock-server`
@@ -77,6 +82,15 @@ let package = Package(
         .target(name: "ContractTestsTesting", dependencies: ["ContractTests"]),
         .target(name: "ContractTestsXCTest", dependencies: ["ContractTests", "MockServerClient"]),
         .target(name: "MockServerClient"),
+        // A generated OpenAPI client's transport, answered in process (no sockets).
+        .target(
+            name: "MockServerOpenAPI",
+            dependencies: [
+                "MockServer", "Scenarios",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         // Recording through a proxy: URLSession (FoundationNetworking on Linux, which
         // loads libcurl), so it is kept out of the serving binary.
         .target(name: "MockRecording", dependencies: ["MockServer", "Scenarios", "MockFixtures", .product(name: "Logging", package: "swift-log")]),
@@ -128,6 +142,14 @@ let package = Package(
         .testTarget(
             name: "ContractTestsTests",
             dependencies: ["ContractTests", "ContractTestsTesting", "ContractTestsXCTest", "MockServer", "MockServerClient", "MockFixtures", "TestSupport"]
+        ),
+        .testTarget(
+            name: "MockServerOpenAPITests",
+            dependencies: [
+                "MockServerOpenAPI", "MockServer", "Scenarios", "MockFixtures",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
         ),
         // Runs the built `mock-server` binary as a user would (exit codes, signals, --help).
         .testTarget(name: "CLITests", dependencies: ["mock-server", "mock-server-record", "MockFixtures", "TestSupport"]),
