@@ -86,6 +86,9 @@ import FoundationNetworking
         (["serve", "--port"], "--port"),
         (["--host", "0.0.0.0"], "--admin-token"),
         (["--max-connections", "0"], "--max-connections"),
+        (["openapi"], "--api"),
+        (["openapi", "--api", "pizza"], "pizza"),
+        (["openapi", "--api", "openmarket", "--variant", "vintage"], "vintage"),
         (["import-har"], "<file.har>"),
         (["import-har", "c.har", "--name", "a/b"], "--name"),
     ]
@@ -111,7 +114,7 @@ import FoundationNetworking
     }
 
     @Test func helpExitsZero() async throws {
-        for arguments in [["--help"], ["serve", "--help"], ["validate", "--help"], ["import-har", "--help"], ["help"]] {
+        for arguments in [["--help"], ["serve", "--help"], ["validate", "--help"], ["openapi", "--help"], ["import-har", "--help"], ["help"]] {
             let (status, stdout, _) = try await MockServerProcess.run(arguments)
             #expect(status == 0, "\(arguments)")
             #expect(stdout.contains("USAGE"), "\(arguments)")
@@ -139,6 +142,7 @@ import FoundationNetworking
         let (_, rootHelp, _) = try await MockServerProcess.run(["--help"])
         #expect(rootHelp.contains("serve"))
         #expect(rootHelp.contains("validate"))
+        #expect(rootHelp.contains("openapi"))
         #expect(rootHelp.contains("Exit status"))
     }
 }
