@@ -127,7 +127,7 @@ public enum OpenAPIDocuments {
         let money = type("number")
         var listItem: [String: JSONValue] = [
             "id": type("integer"), "vendor_id": type("integer"), "name": type("string"), "thumbnail": ["type": "string", "format": "uri"],
-            "currency": ["type": "string", "enum": ["KRW", "USD"]], "price": money, "bargain_price": money, "discounted_price": money,
+            "currency": ref("Currency"), "price": money, "bargain_price": money, "discounted_price": money,
             "stock": type("integer"), "created_at": date(datePattern), "issued_at": date(datePattern),
         ]
         var listOptional: Set<String> = []
@@ -153,10 +153,11 @@ public enum OpenAPIDocuments {
                            keys.offset: type("integer"), keys.limit: type("integer"), keys.lastPage: type("integer"),
                            keys.hasNext: type("boolean"), keys.hasPrev: type("boolean"), keys.pages: array(ref("ProductListItem"))])
         let description = variant.descriptionKey
-        let params = object(["name": type("string"), description: type("string"), "price": type("number"), "currency": type("string"),
+        // One currency set for answers and requests: a create or update with another is refused (400).
+        let params = object(["name": type("string"), description: type("string"), "price": type("number"), "currency": ref("Currency"),
                              "discounted_price": type("number"), "stock": type("integer"), "secret": type("string")],
                             optional: ["discounted_price", "stock"])
-        let changes = object(["name": type("string"), description: type("string"), "price": type("number"), "currency": type("string"),
+        let changes = object(["name": type("string"), description: type("string"), "price": type("number"), "currency": ref("Currency"),
                               "discounted_price": type("number"), "stock": type("integer"), "thumbnail_id": type("integer"), "secret": type("string")],
                              optional: ["name", description, "price", "currency", "discounted_price", "stock", "thumbnail_id"])
         let schemas: [String: JSONValue] = [
@@ -164,6 +165,7 @@ public enum OpenAPIDocuments {
             "ProductDetail": object(detail, optional: variant.listItemsCarryDescription ? ["vendorName", "vendors"] : ["vendors"]),
             "Image": object(image), "Vendor": object(vendor), "Page": page,
             "Params": params, "Changes": changes, "SecretRequest": object(["secret": type("string")]),
+            "Currency": ["type": "string", "enum": .array(OpenMarketFixtures.currencies.sorted().map(JSONValue.string))],
         ]
         let identifier = parameter("identifier", in: "header", ["type": "string", "format": "uuid"], required: true)
         let id = parameter("id", in: "path", type("integer"), required: true)
