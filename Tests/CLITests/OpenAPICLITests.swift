@@ -43,4 +43,17 @@ import FoundationNetworking
         #expect(first.hasSuffix("}\n"))
         #expect(first.contains(#""pattern": "^/images/""#), "slashes are not escaped")
     }
+
+    /// Examples/OpenMarketGenerated generates its client from a committed copy of the
+    /// default Open Market document; it must be what the command prints now.
+    @Test func theGeneratedExamplesDocumentIsCurrent() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let committed = root.appendingPathComponent("Examples/OpenMarketGenerated/Sources/OpenMarketAPI/openapi.json")
+        let (status, printed, stderr) = try await MockServerProcess.run(["openapi", "--api", "openmarket", "--variant", "openmarket-2022-01"])
+        #expect(status == 0, "\(stderr)")
+        #expect(try String(contentsOf: committed, encoding: .utf8) == printed, """
+            \(committed.path) is not the document mock-server serves now; regenerate it:
+            swift run mock-server openapi --api openmarket --variant openmarket-2022-01 > Examples/OpenMarketGenerated/Sources/OpenMarketAPI/openapi.json
+            """)
+    }
 }
