@@ -99,6 +99,18 @@ def main():
         check("routes show their hit counts", any(r.startswith("restaurant.order") and r.endswith(" 1") for r in routes), routes)
         check("a route never asked shows 0", any(r.startswith("restaurant.categories") and r.endswith(" 0") for r in routes), routes)
 
+        # A request that breaks its API's OpenAPI document (a misspelt query name the server
+        # ignores) is answered as before, and marked, each violation's path on hover.
+        status, _ = request(base, "/menu?categroy=soups")
+        check("the lenient answer stays", status == 200, status)
+        wait.until(lambda d: any("categroy" in r for r in texts(d, "#requests tr.violates")))
+        marked = texts(driver, "#requests tr.violates")
+        check("a request that breaks the API document is marked",
+              len(marked) == 1 and "/menu?categroy=soups" in marked[0] and "⚠ 1 violation" in marked[0], marked)
+        titles = texts(driver, "#requests td.violation", "title")
+        check("the mark names the violation's path and reason",
+              any("$.query.categroy: a query parameter the document does not have" in t for t in titles), titles)
+
         order_row = next(r for r in driver.find_elements(By.CSS_SELECTOR, "#requests tr") if "/order" in r.text)
         order_row.click()
         wait.until(lambda d: '"answeredBy": "restaurant.order"' in d.find_element(By.ID, "details").text)

@@ -17,6 +17,8 @@ enum OpenMarketDefect: String, CaseIterable, Sendable {
     case noImageCache, singleSlotImageCache, cachesFailures, noCoalescing, ignores304, unboundedImageCache
     case throwsOnEmptyPage, decodesPricesAsInt, decodesPricesAsFloat, retriesCancelledPage, datesInDeviceZone, sharedModelRequiresDescription
     case imageCacheKeyedByFileName, imageLoadsWithoutTimeout, cancelLeavesInFlightTask
+    /// A half-renamed key: `itemsPerPage=M` besides `items_per_page=M`, which the server ignores.
+    case sendsCamelCaseQueryToo
 
     var expectation: (failing: Set<String>, phrase: String) {
         let cache = "openmarket.image-cache."
@@ -27,11 +29,13 @@ enum OpenMarketDefect: String, CaseIterable, Sendable {
         case .fetchesDetailTwice: return (["openmarket.detail.request"], "the server saw 2 matching requests")
         case .dropsVendorName: return (["openmarket.detail.decoding"], "vendor name nil")
         case .pastEndRepeatsFirstPage: return (["openmarket.pagination"], "page 8 (past the end, 204) returned 20 products")
-        case .paramsPartWithoutJSONType: return (["openmarket.create.request"], "the params part's Content-Type is missing")
+        // Each of these also breaks the API's document, which the conformance check reports.
+        case .paramsPartWithoutJSONType:
+            return (["openmarket.create.request", "openmarket.request.conforms"], "the params part's Content-Type is missing")
         case .createReturnsItsInput: return (["openmarket.create.decoding"], "returned id 0")
-        case .putInsteadOfPatch: return (["openmarket.update.request"], "PUT /api/products/16")
-        case .passwordInHeader: return (["openmarket.secret"], "POST /api/products/16/secret [identifier: c4dedb6a-6d36-11ec-abfa-d5e5a5f1d3c1] → 400")
-        case .deleteWithoutIdentifier: return (["openmarket.delete"], "DELETE /api/products/16/secret-0016 → 401")
+        case .putInsteadOfPatch: return (["openmarket.update.request", "openmarket.request.conforms"], "PUT /api/products/16")
+        case .passwordInHeader: return (["openmarket.secret", "openmarket.request.conforms"], "POST /api/products/16/secret [identifier: c4dedb6a-6d36-11ec-abfa-d5e5a5f1d3c1] → 400")
+        case .deleteWithoutIdentifier: return (["openmarket.delete", "openmarket.request.conforms"], "DELETE /api/products/16/secret-0016 → 401")
         case .swallowsHealthErrors: return (["openmarket.health.errors"], "the failure was swallowed")
         // Swallowing page errors swallows the page timeout too.
         case .swallowsPageErrors: return (["openmarket.page.errors", "openmarket.timeout.hang"], "the failure was swallowed")
@@ -44,6 +48,9 @@ enum OpenMarketDefect: String, CaseIterable, Sendable {
         case .timeoutTooShort: return (["openmarket.timeout.slow-in-time"], "is the timeout shorter than the one given?")
         case .retriesCreate: return (["openmarket.create.no-retry"], "under a 500 the server saw POST /api/products 2 times")
         case .throwsOnEmptyPage: return (["openmarket.pagination"], "means no more items: return an empty page, not an error")
+        // The server answers as if the name were not there: only the document says no.
+        case .sendsCamelCaseQueryToo:
+            return (["openmarket.request.conforms"], "$.query.itemsPerPage: a query parameter the document does not have (it has items_per_page, page_no)")
         // Every call that reads page 1 or 2 (fractional USD prices on both) fails, each naming the value.
         case .decodesPricesAsInt:
             return (["openmarket.page.request", "openmarket.page.decoding", "openmarket.pagination", "openmarket.timeout.slow-in-time"],
@@ -124,6 +131,11 @@ struct BrokenOpenMarketProvider: OpenMarketProvider {
         case .pastEndRepeatsFirstPage:
             let page = try await reference.page(number: number, itemsPerPage: itemsPerPage)
             return page.products.isEmpty ? try await reference.page(number: 1, itemsPerPage: itemsPerPage) : page
+        case .sendsCamelCaseQueryToo:
+            let (data, status) = try await raw.send("GET", "/api/products?page_no=\(number)&items_per_page=\(itemsPerPage)&itemsPerPage=\(itemsPerPage)")
+            guard (200..<300).contains(status) else { throw URLError(.badServerResponse) }
+            if data.isEmpty { return try await reference.page(number: number, itemsPerPage: itemsPerPage) }
+            return Self.page(try reference.decoder.decode(ReferenceOpenMarketProvider.PageDTO.self, from: data))
         case .throwsOnEmptyPage:
             // Decodes whatever a 2xx carries: the 204's empty body is "not valid JSON".
             let data = try await pageData(number, itemsPerPage)

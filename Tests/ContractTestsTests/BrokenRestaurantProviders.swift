@@ -14,6 +14,8 @@ enum RestaurantDefect: String, CaseIterable, Sendable {
     case noTimeout, timeoutTooShort, retriesOrders, collapsesRepeatedIDs
     case noImageCache, singleSlotImageCache, cachesFailures, noCoalescing, ignores304, unboundedImageCache
     case imageCacheKeyedByFileName, imageLoadsWithoutTimeout, cancelLeavesInFlightTask, retriesCancelledMenu, requiresPrepTime
+    /// `GET /categories?lang=en`: a query name the API does not have, which the server ignores.
+    case sendsUndocumentedQuery
 
     /// The failing checks, and a phrase the first one's message must contain.
     var expectation: (failing: Set<String>, phrase: String) {
@@ -21,7 +23,8 @@ enum RestaurantDefect: String, CaseIterable, Sendable {
         switch self {
         case .fetchesCategoriesTwice: return (["restaurant.categories.request"], "the server saw 2 matching requests")
         case .filtersMenuOnTheClient: return (["restaurant.menu.request"], "GET /menu?category == \"soups\"")
-        case .sendsOrderAsTextPlain: return (["restaurant.order.request"], "Content-Type is text/plain")
+        // The document takes application/json: the conformance check sees it too.
+        case .sendsOrderAsTextPlain: return (["restaurant.order.request", "restaurant.request.conforms"], "Content-Type is text/plain")
         // Every check that compares image bytes sees it.
         case .corruptsImageBytes:
             return (["restaurant.image.request", "restaurant.image-cache.full-url-key", "restaurant.image-cache.cancellation"], "different bytes")
@@ -43,6 +46,9 @@ enum RestaurantDefect: String, CaseIterable, Sendable {
             return (["restaurant.menu.request", "restaurant.menu.decoding", "restaurant.image.request", "restaurant.timeout.slow-in-time"],
                     "has no key \"estimated_prep_time\"")
         case .retriesCancelledMenu: return (["restaurant.menu.cancellation"], "the server saw GET /menu 2 times")
+        // The server answers as if the name were not there: only the document says no.
+        case .sendsUndocumentedQuery:
+            return (["restaurant.request.conforms"], "GET /categories?lang=en: $.query.lang: a query parameter the document does not have (it has none)")
         case .noImageCache, .singleSlotImageCache, .cachesFailures, .noCoalescing, .ignores304, .unboundedImageCache,
              .imageCacheKeyedByFileName, .imageLoadsWithoutTimeout, .cancelLeavesInFlightTask:
             return FaultyImageLoader.expectation(for: rawValue, prefix: cache)!
@@ -96,6 +102,10 @@ struct BrokenRestaurantProvider: RestaurantProvider {
             return try await reference.categories()
         case .sortsCategories: return try await reference.categories().sorted()
         case .swallowsCategoryErrors: return (try? await reference.categories()) ?? []
+        case .sendsUndocumentedQuery:
+            let (data, status) = try await raw.send("GET", "/categories?lang=en")
+            guard status == 200 else { throw URLError(.badServerResponse) }
+            return try JSONDecoder().decode([String: [String]].self, from: data)["categories"] ?? []
         default: return try await reference.categories()
         }
     }

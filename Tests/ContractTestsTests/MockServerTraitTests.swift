@@ -74,7 +74,29 @@ private func get(_ path: String) async throws -> (Data, Int) {
         }
         #expect(seen.current.contains { $0.contains("GET /menu?category=soups → 200") }, "\(seen.current)")
     }
+
+    /// A request that breaks its API's document is an issue of the test, naming the
+    /// request, the path in it and why, though the server answered it (#23).
+    @Test func aRequestThatBreaksTheDocumentIsAnIssue() async throws {
+        let test = try #require(Test.current)
+        try await withKnownIssue {
+            try await MockServerTrait.mockServer().provideScope(for: test, testCase: Test.Case.current) {
+                let (_, status) = try await get("/menu?categroy=soups")
+                #expect(status == 200)
+            }
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.contains("GET /menu?categroy=soups breaks the API's OpenAPI document: $.query.categroy: a query parameter the document does not have") }
+        }
+    }
     #endif
+
+    /// A test that sends such a request on purpose turns the check off.
+    @Test(.mockServer(checksRequests: false))
+    func aTestMayAllowRequestsThatBreakTheDocument() async throws {
+        let (_, status) = try await get("/menu?categroy=soups")
+        #expect(status == 200)
+        #expect(MockServer.current.requestViolations.count == 1)
+    }
 }
 
 /// On a suite, every test gets its own server.

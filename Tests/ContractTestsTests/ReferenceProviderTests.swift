@@ -19,7 +19,7 @@ func configuration(restaurant: RestaurantVariant = .original, openMarket: OpenMa
             ReferenceRestaurantProvider(context: context, variant: variant, imageCacheLimit: 4)
         } }
         #expect(report.passed, "\(report)")
-        #expect(report.results.count == 24)
+        #expect(report.results.count == 25)
         print("suite run time: \(report.suite) over \(transport.rawValue): \(report.results.count) checks in \(String(format: "%.1f", report.duration)) s")
     }
 }
@@ -32,7 +32,7 @@ func configuration(restaurant: RestaurantVariant = .original, openMarket: OpenMa
             ReferenceOpenMarketProvider(context: context, variant: variant, imageCacheLimit: 4)
         } }
         #expect(report.passed, "\(report)")
-        #expect(report.results.count == 31)
+        #expect(report.results.count == 32)
         print("suite run time: \(report.suite) over \(transport.rawValue): \(report.results.count) checks in \(String(format: "%.1f", report.duration)) s")
     }
 }

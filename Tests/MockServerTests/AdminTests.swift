@@ -65,6 +65,29 @@ import FoundationNetworking
         }
     }
 
+    /// A request that breaks its API's document is answered as the lenient real server
+    /// answered it, and its journal entry carries each violation with its path; the
+    /// journal lists them with `violations=true` (#23).
+    @Test func violationsAreKeptOnTheEntryAndListed() async throws {
+        try await withServer { server in
+            let (data, response) = try await HTTP.get(server.url("/menu?categroy=soups"))
+            #expect(response.statusCode == 200)
+            #expect(JSONValue(parsing: data)?["items"]?.arrayValue?.count == 6, "the server ignores the name, as the real one did")
+            _ = try await HTTP.get(server.url("/menu?category=soups"))
+            _ = try await HTTP.post(server.url("/order"), json: #"{"menuIds":"5"}"#)
+            let (listed, status) = try await json(server, "GET", "/__admin/requests?violations=true")
+            #expect(status == 200)
+            let entries = listed["requests"]?.arrayValue ?? []
+            #expect(entries.map { $0["uri"] } == ["/menu?categroy=soups", "/order"])
+            #expect(entries.first?["violations"] == [["path": "$.query.categroy", "reason": "a query parameter the document does not have (it has category)"]])
+            #expect(entries.last?["violations"]?.arrayValue?.first?["path"] == "$.body.menuIds")
+            #expect(try await json(server, "GET", "/__admin/requests?violations=false").0["requests"]?.arrayValue?.map { $0["uri"] }
+                    == ["/menu?category=soups", "/__admin/requests?violations=true"])
+            #expect(try await json(server, "GET", "/__admin/requests?violations=yes").1 == 400)
+            #expect(server.engine.journal.entries().first?.violations.map(\.path) == ["$.query.categroy"])
+        }
+    }
+
     @Test func verificationSaysWhatItSaw() async throws {
         try await withServer { server in
             _ = try await HTTP.get(server.url("/categories"))

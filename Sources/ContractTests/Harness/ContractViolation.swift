@@ -51,6 +51,10 @@ extension ServeEvent {
         if let fault { line += " (\(fault.rawValue))" }
         if let step = scenarioStep { line += " [\(step)]" }
         if let network { line += " over \(network)" }
+        if !violations.isEmpty {
+            line += " — breaks the API's document: " + violations.prefix(3).map(\.description).joined(separator: "; ")
+                + (violations.count > 3 ? "; and \(violations.count - 3) more" : "")
+        }
         return line
     }
 

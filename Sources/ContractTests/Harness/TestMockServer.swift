@@ -55,6 +55,17 @@ public final class TestMockServer: Sendable {
         engine.network.set(profile, session: session)
     }
 
+    /// Each request the server saw that breaks its API's OpenAPI document (as played, for
+    /// its variants), one line each: the request, then every violation's path and reason.
+    /// The server answered them as the real one would; this is what the trait and
+    /// `MockServerTestCase` report.
+    public var requestViolations: [String] {
+        engine.journal.entries().filter { !$0.violations.isEmpty }.map { event in
+            "request #\(event.id) \(event.request.method) \(event.request.asRequest.uri) breaks the API's OpenAPI document: "
+                + event.violations.map(\.description).joined(separator: "; ")
+        }
+    }
+
     /// The last `limit` requests the server saw and how it answered each, one line each:
     /// what a failing test shows.
     public func journalExcerpt(limit: Int = 50) -> String {

@@ -3,6 +3,29 @@ import Scenarios
 
 /// Check builders shared by the Restaurant and Open Market suites.
 public enum CommonChecks {
+    /// Every call in `calls` sends requests that keep the API's OpenAPI document (the one
+    /// the mock serves for the suite's variant): documented paths, methods, query and
+    /// header parameters of the right type, bodies and multipart parts of the right shape.
+    /// The simulators answer as leniently as the real servers did (a misspelt query name
+    /// is ignored there, so the app seems to work); this check still fails, naming each
+    /// request and what in it breaks the document. Calls that throw are other checks'
+    /// business: what they sent is judged the same.
+    public static func requestsConform<P: Sendable>(_ id: String, api: String,
+                                                    calls: [(String, @Sendable (CheckRun<P>) async throws -> Void)]) -> ContractCheck<P> {
+        ContractCheck(id, .required, "every call's requests keep the \(api) API's OpenAPI document (paths, parameters, bodies), also where the server is lenient") { run in
+            for (_, call) in calls {
+                _ = await run.outcome(within: run.timeout + 5) { try await call(run) }
+            }
+            let offending = run.expectations.requests.filter { !$0.violations.isEmpty }
+            let differences = offending.flatMap { event in
+                event.violations.map { "#\(event.id) \(event.request.method) \(event.request.asRequest.uri): \($0.path): \($0.reason)" }
+            }
+            try run.require(differences.isEmpty, "requests that keep the document (GET /__admin/openapi/\(api.lowercased().replacingOccurrences(of: " ", with: "")))",
+                            actual: "\(offending.count) of \(run.expectations.requests.count) requests break it (calls: \(calls.map(\.0).joined(separator: ", ")))",
+                            differences: differences)
+        }
+    }
+
     /// `call` must throw under every kind of failure of its request.
     public static func errorHandling<P: Sendable, T: Sendable>(
         _ id: String, call: String, pattern: RequestPattern, kinds: [FailureKind] = FailureKind.allCases,

@@ -11,7 +11,7 @@ public enum OpenMarketContract {
 
     public static func checks(_ configuration: SuiteConfiguration) -> [Check] {
         let variant = configuration.openMarketVariant
-        return reads + pagination + writes(variant) + errorHandling(variant) + timeouts(configuration)
+        return reads + pagination + writes(variant) + [conformance(variant)] + errorHandling(variant) + timeouts(configuration)
             + ImageCacheChecks.checks(prefix: "openmarket.image-cache",
                                       paths: ["item01.png", "item02.jpg", "item03.jpg", "item04.png", "item05.jpg"].map { "/market-images/thumb/\($0)" },
                                       sameName: ("/market-images/thumb/item01.png", "/market-images/origin/item01.png"),
@@ -27,6 +27,26 @@ public enum OpenMarketContract {
     static func newProduct(_ run: CheckRun<any OpenMarketProvider>) -> NewMarketProduct {
         NewMarketProduct(name: "Contract Lamp", description: "A lamp made by the contract check", price: 25000, currency: "KRW",
                          discountedPrice: 5000, stock: 3, secret: run.context.vendor.password)
+    }
+
+    /// Every call, judged against the Open Market document of the suite's variant.
+    static func conformance(_ variant: OpenMarketVariant) -> Check {
+        CommonChecks.requestsConform("openmarket.request.conforms", api: "Open Market", calls: [
+            ("healthCheck()", { _ = try await $0.provider.healthCheck() }),
+            ("page(number: 1, itemsPerPage: 10)", { _ = try await $0.provider.page(number: 1, itemsPerPage: 10) }),
+            ("product(id: 16)", { _ = try await $0.provider.product(id: 16) }),
+            ("createProduct", { run in _ = try await run.provider.createProduct(newProduct(run), images: uploads(run)) }),
+            ("updateProduct(id: 16, stock: 42)", { run in
+                _ = try await run.provider.updateProduct(id: 16, MarketProductChanges(stock: 42, secret: run.context.vendor.password))
+            }),
+            ("productSecret(id: 16)", { run in _ = try await run.provider.productSecret(id: 16, password: run.context.vendor.password) }),
+            ("deleteProduct(id: 16)", { run in
+                let secret = String(decoding: run.truth("POST", "/api/products/16/\(variant == .late2022 ? "archived" : "secret")",
+                                                        body: Data("{\"secret\":\"\(run.context.vendor.password)\"}".utf8),
+                                                        headers: ["identifier": run.context.vendor.identifier]).body, as: UTF8.self)
+                _ = try await run.provider.deleteProduct(id: 16, secret: secret)
+            }),
+        ])
     }
 
     // MARK: Reads

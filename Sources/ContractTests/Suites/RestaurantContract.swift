@@ -15,7 +15,7 @@ public enum RestaurantContract {
     }
 
     public static func checks(_ configuration: SuiteConfiguration) -> [Check] {
-        requestShape + decoding(configuration.restaurantVariant) + errorHandling
+        requestShape + [conformance] + decoding(configuration.restaurantVariant) + errorHandling
             + timeouts(configuration)
             + ImageCacheChecks.checks(prefix: "restaurant.image-cache", paths: (1...5).map { "/images/\($0).png" },
                                       sameName: ("/images/1.png?v=1", "/images/1.png?v=2"),
@@ -64,6 +64,16 @@ public enum RestaurantContract {
             try run.require(data == run.truth("GET", image).body, "the image's bytes", actual: "returned \(data.count) different bytes")
         },
     ]
+
+    /// Every call, judged against the Restaurant document of the suite's variant.
+    static let conformance: Check = CommonChecks.requestsConform("restaurant.request.conforms", api: "Restaurant", calls: [
+        ("categories()", { _ = try await $0.provider.categories() }),
+        ("menuItems(category: \"soups\") and its first image", { run in
+            let items = try await run.provider.menuItems(category: "soups")
+            if let url = items.first?.imageURL { _ = try await run.provider.imageData(from: url) }
+        }),
+        ("submitOrder(menuIDs: [1, 5])", { _ = try await $0.provider.submitOrder(menuIDs: [1, 5]) }),
+    ])
 
     // MARK: Decoding
 

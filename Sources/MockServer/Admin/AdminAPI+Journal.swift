@@ -28,6 +28,13 @@ extension AdminAPI {
                     entries = entries.filter { $0.receivedAt > date }
                 }
                 if request.queryValue("unmatched") == "true" { entries = entries.filter { !$0.wasMatched } }
+                // Requests that break their API's OpenAPI document, each violation with its path.
+                if let violations = request.queryValue("violations") {
+                    guard violations == "true" || violations == "false" else {
+                        return .error(400, "\"violations\" must be true or false, found \"\(violations)\"")
+                    }
+                    entries = entries.filter { $0.violations.isEmpty == (violations == "false") }
+                }
                 var limit = 100
                 if let text = request.queryValue("limit") {
                     guard let value = Int(text), (1...10_000).contains(value) else { return .error(400, "\"limit\" must be 1…10000") }

@@ -25,7 +25,7 @@ enum Dashboard {
       section h2 { font-size: 13px; margin: 0; padding: 10px 14px; border-bottom: 1px solid #eee; color: #555; }
       table { width: 100%; border-collapse: collapse; font-variant-numeric: tabular-nums; } td, th { padding: 6px 10px; text-align: left; border-bottom: 1px solid #f0f0f0; }
       th { font-size: 12px; color: #777; font-weight: 600; } tbody tr { cursor: pointer; } tbody tr:hover, tbody tr.selected { background: #eef4ff; }
-      .s2 { color: #1f8f4e; } .s3 { color: #0a60c2; } .s4 { color: #b26a00; } .s5, .fault { color: #c0392b; font-weight: 600; }
+      .s2 { color: #1f8f4e; } .s3 { color: #0a60c2; } .s4 { color: #b26a00; } .s5, .fault, .violation { color: #c0392b; font-weight: 600; }
       pre { margin: 0; padding: 12px 14px; white-space: pre-wrap; word-break: break-all; font: 12px ui-monospace, Menlo, monospace; max-height: 70vh; overflow: auto; }
       .wrap { max-height: 75vh; overflow: auto; } .muted { color: #888; }
       .col { display: flex; flex-direction: column; gap: 16px; min-width: 0; }
@@ -52,7 +52,7 @@ enum Dashboard {
           <svg id="timeline" viewBox="0 0 800 220" preserveAspectRatio="none" role="img" aria-label="latency and status of recent requests"></svg>
           <div class="legend"><b style="background:#1f8f4e"></b>2xx<b style="background:#0a60c2"></b>3xx<b style="background:#e09a1a"></b>4xx<b style="background:#c0392b"></b>5xx<b style="border:2px solid #c0392b"></b>fault<b style="border:1px solid #888"></b>in flight · log scale</div></section>
         <section><h2>Requests (live)</h2><div class="wrap"><table>
-          <thead><tr><th>#</th><th>Method</th><th>Path</th><th>Status</th><th>Duration</th><th>Scenario step</th><th>Fault</th></tr></thead>
+          <thead><tr><th>#</th><th>Method</th><th>Path</th><th>Status</th><th>Duration</th><th>Scenario step</th><th>Fault</th><th>API document</th></tr></thead>
           <tbody id="requests"></tbody></table></div></section>
       </div>
       <div class="col">
@@ -77,8 +77,17 @@ enum Dashboard {
       let tr = document.querySelector(`tr[data-id="${r.id}"]`);
       if (!tr) { tr = document.createElement('tr'); tr.dataset.id = r.id; rows.prepend(tr); tr.onclick = () => show(r.id, tr); }
       tr.replaceChildren(cell(r.id), cell(r.method), cell(r.uri ?? r.path), cell(r.status, 's' + String(r.status)[0]),
-        cell(r.durationMs != null ? r.durationMs + ' ms' : '…'), cell(r.scenarioStep), cell(r.fault, r.fault ? 'fault' : ''));
+        cell(r.durationMs != null ? r.durationMs + ' ms' : '…'), cell(r.scenarioStep), cell(r.fault, r.fault ? 'fault' : ''),
+        violationsCell(r.violations));
       tr.dataset.status = r.status;
+      tr.classList.toggle('violates', !!(r.violations && r.violations.length));
+    }
+    // A request that breaks its API's OpenAPI document: how many ways, each path and reason on hover.
+    function violationsCell(list) {
+      if (!list || !list.length) return cell('');
+      const td = cell('⚠ ' + list.length + (list.length == 1 ? ' violation' : ' violations'), 'violation');
+      td.title = list.map(v => v.path + ': ' + v.reason).join('\n');
+      return td;
     }
     function complete(e) {
       const tr = document.querySelector(`tr[data-id="${e.id}"]`); if (tr) tr.children[4].textContent = e.durationMs + ' ms';

@@ -53,8 +53,14 @@ public final class MockEngine: Responder {
             let base = decided.asksInner ? live.respond(to: request) : scenarios.stubPlan(decided, request)
             plan = complete(decided, profile, base: base, request: request)
         }
-        plan.journalID = record(request, plan)
+        plan.journalID = record(request, plan, checked: true)
         return plan
+    }
+
+    /// How `request` breaks the OpenAPI document of its API as this engine plays it (nil
+    /// when it is no API route). The answer is not changed by it: only the journal says.
+    public func violations(of request: MockRequest) -> [RequestViolation]? {
+        live.conformance.violations(of: request)
     }
 
     /// The plan for `request` when the answer comes from elsewhere (a chaos proxy's real
@@ -104,13 +110,16 @@ public final class MockEngine: Responder {
     /// request is ever missing from the journal.
     @discardableResult
     public func recordRejected(_ request: MockRequest, plan: ResponsePlan) -> UInt64 {
-        record(request, plan)
+        record(request, plan, checked: false)
     }
 
-    /// Journals a request and tells live subscribers; returns the entry's id.
+    /// Journals a request and tells live subscribers; returns the entry's id. `checked`:
+    /// the entry carries the request's violations of its API's document (a request the
+    /// transport refused is not checked: its body is gone).
     @discardableResult
-    public func record(_ request: MockRequest, _ plan: ResponsePlan) -> UInt64 {
-        let event = journal.record(request, plan: plan)
+    public func record(_ request: MockRequest, _ plan: ResponsePlan, checked: Bool = true) -> UInt64 {
+        let violations = checked ? live.conformance.violations(of: request) ?? [] : []
+        let event = journal.record(request, plan: plan, violations: violations)
         events.publish("request", id: event.id, event.json)
         return event.id
     }
@@ -202,6 +211,9 @@ struct APIs: Sendable {
     let restaurant: RestaurantSimulator?
     let openMarket: OpenMarketSimulator?
     let router: Router
+    /// The OpenAPI documents of these APIs as played, made on first use (most engines
+    /// never check a request: a per-test server starts without building them).
+    let conformance: LazyConformance
 
     init(_ set: FixtureSet, _ configuration: EngineConfiguration) {
         restaurant = set.restaurant.map {
@@ -214,6 +226,34 @@ struct APIs: Sendable {
                                 strict: configuration.strict)
         }
         router = Router(routes: (restaurant?.routes ?? []) + (openMarket?.routes ?? []))
+        let restaurant = restaurant, openMarket = openMarket, strict = configuration.strict
+        let restaurantVariant = configuration.restaurantVariant, openMarketVariant = configuration.openMarketVariant
+        conformance = LazyConformance {
+            var documents: [JSONValue] = []
+            if let restaurant {
+                documents.append(OpenAPIDocuments.restaurant(restaurantVariant, strict: strict, menuIDs: restaurant.fixtures.items.map(\.id)))
+            }
+            if openMarket != nil { documents.append(OpenAPIDocuments.openMarket(openMarketVariant, strict: strict)) }
+            return RequestConformance(documents: documents)
+        }
+    }
+}
+
+/// A `RequestConformance` made once, when first asked.
+final class LazyConformance: Sendable {
+    private let make: @Sendable () -> RequestConformance
+    private let made = Locked<RequestConformance?>(nil)
+
+    init(_ make: @escaping @Sendable () -> RequestConformance) { self.make = make }
+
+    func violations(of request: MockRequest) -> [RequestViolation]? {
+        let conformance = made.withLock { made in
+            if let made { return made }
+            let new = make()
+            made = new
+            return new
+        }
+        return conformance.violations(of: request)
     }
 }
 
@@ -225,6 +265,7 @@ final class LiveAPIs: Responder {
     func replace(_ new: APIs) { apis.withLock { $0 = new } }
     /// Takes only the router out of the lock: copying all of `APIs` per request showed in profiles (#7).
     func respond(to request: MockRequest) -> ResponsePlan { apis.withLock { $0.router }.respond(to: request) }
+    var conformance: LazyConformance { apis.withLock { $0.conformance } }
 }
 
 /// Fixtures and scenario files read once and shared by many engines (each engine still

@@ -58,7 +58,7 @@ public final class Journal: Sendable {
     }
 
     @discardableResult
-    public func record(_ request: MockRequest, plan: ResponsePlan) -> ServeEvent {
+    public func record(_ request: MockRequest, plan: ResponsePlan, violations: [RequestViolation] = []) -> ServeEvent {
         let recorded = RecordedRequest(request, bodyLimit: bodyLimit)
         let responseBody = responseBodyLimit > 0 && !plan.body.isEmpty && plan.body.count <= responseBodyLimit ? plan.body : nil
         let cost = Self.cost(of: recorded) + (responseBody?.count ?? 0)
@@ -75,7 +75,7 @@ public final class Journal: Sendable {
                 responseBodySize: plan.body.count, answeredBy: plan.answeredBy,
                 scenarioStep: plan.scenarioStep, fault: plan.fault, delay: plan.delay,
                 session: request.headers[ScenarioEngine.sessionHeader], network: plan.network?.name, connection: request.connection,
-                duration: nil, responseBody: responseBody)
+                violations: violations, duration: nil, responseBody: responseBody)
             // The slot of the entry `capacity` older than this one: evict it first.
             if storage.total - storage.firstID >= UInt64(capacity) {
                 Self.evictOldest(&storage, capacity: capacity, through: storage.total - UInt64(capacity))

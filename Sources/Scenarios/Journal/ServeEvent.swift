@@ -24,6 +24,9 @@ public struct ServeEvent: Sendable, Identifiable {
     public let network: String?
     /// The connection the request came on (nil in process).
     public let connection: ConnectionRef?
+    /// How the request breaks its API's OpenAPI document (`RequestConformance`); empty when
+    /// it conforms or is no API route. The answer did not depend on them.
+    public let violations: [RequestViolation]
     /// Seconds from receiving the request to the end of the response, once it ended
     /// (nil while in flight, for hangs and event streams).
     public internal(set) var duration: TimeInterval?

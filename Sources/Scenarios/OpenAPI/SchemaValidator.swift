@@ -3,7 +3,7 @@ import Foundation
 /// Checks a JSON value against a schema of an OpenAPI 3.1 document: the JSON Schema
 /// keywords the shipped documents use (`$ref` into `#/components/schemas`, `type`,
 /// `properties`, `required`, `additionalProperties`, `items`, `enum`, `const`, `pattern`,
-/// `minimum`/`maximum`, `minItems`/`maxItems`, `format: uri`). Every problem is named with
+/// `minimum`/`maximum`, `minItems`/`maxItems`, `format: uri` and `uuid`). Every problem is named with
 /// its JSON path, like the fixture errors.
 public struct SchemaValidator: Sendable {
     public let document: JSONValue
@@ -33,9 +33,12 @@ public struct SchemaValidator: Sendable {
             if keywords["format"]?.stringValue == "uri", URL(string: text)?.scheme == nil {
                 found.append("\(path): \"\(text)\" is not an absolute URI")
             }
+            if keywords["format"]?.stringValue == "uuid", UUID(uuidString: text) == nil {
+                found.append("\(path): \(Self.short(.string(text))) is not a UUID")
+            }
         case .number(let number):
-            if let minimum = keywords["minimum"]?.doubleValue, number < minimum { found.append("\(path): \(value) is below \(minimum)") }
-            if let maximum = keywords["maximum"]?.doubleValue, number > maximum { found.append("\(path): \(value) is above \(maximum)") }
+            if let minimum = keywords["minimum"], let bound = minimum.doubleValue, number < bound { found.append("\(path): \(value) is below \(minimum)") }
+            if let maximum = keywords["maximum"], let bound = maximum.doubleValue, number > bound { found.append("\(path): \(value) is above \(maximum)") }
         case .array(let items):
             if let least = keywords["minItems"]?.intValue, items.count < least { found.append("\(path): \(items.count) items, at least \(least) expected") }
             if let most = keywords["maxItems"]?.intValue, items.count > most { found.append("\(path): \(items.count) items, at most \(most) expected") }
@@ -58,6 +61,16 @@ public struct SchemaValidator: Sendable {
             break
         }
         return found
+    }
+
+    /// `schema` with its `$ref`s followed (itself when it has none, or a broken one).
+    func resolved(_ schema: JSONValue) -> JSONValue {
+        var current = schema
+        for _ in 0..<16 {
+            guard let reference = current["$ref"]?.stringValue, let target = resolve(reference) else { return current }
+            current = target
+        }
+        return current
     }
 
     /// `#/components/schemas/Name` (or any `#/a/b` path) in the document.

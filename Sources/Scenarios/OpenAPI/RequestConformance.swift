@@ -1,0 +1,256 @@
+import Foundation
+
+/// One way a request breaks its API's OpenAPI document: where (a JSON path over the
+/// request: `$.query.page_no`, `$.header.identifier`, `$.body.menuIds[0]`,
+/// `$.body.params.price` inside a multipart part) and what is wrong.
+public struct RequestViolation: Sendable, Hashable, CustomStringConvertible {
+    public let path: String
+    public let reason: String
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    public var description: String { "\(path): \(reason)" }
+
+    public var json: JSONValue { ["path": .string(path), "reason": .string(reason)] }
+}
+
+/// Checks what a client sent against the OpenAPI documents of the APIs the server plays
+/// (the ones it serves at `/__admin/openapi/…`, for its variants): the operation for the
+/// method and path, path and query parameters (required ones present, values of their
+/// schema's type and range, no name the document does not have), header parameters, and
+/// the body: its media type, a JSON body against its schema, a multipart body part by
+/// part (JSON parts against their schema, file parts' count and types, no unknown part).
+///
+/// It judges only; the answer is the simulator's (a lenient real server stays lenient):
+/// the journal keeps the violations on the entry.
+public struct RequestConformance: Sendable {
+    struct Parameter: Sendable {
+        let name: String
+        let place: String
+        let required: Bool
+        let schema: JSONValue
+    }
+
+    struct Operation: Sendable {
+        let method: String
+        let pattern: PathPattern
+        let parameters: [Parameter]
+        let body: JSONValue?
+        let validator: SchemaValidator
+    }
+
+    /// Path templates with their operations, the most literal first (OpenAPI's "concrete
+    /// paths before templated ones").
+    private let paths: [(pattern: PathPattern, operations: [String: Operation])]
+
+    public init(documents: [JSONValue]) {
+        var paths: [(pattern: PathPattern, operations: [String: Operation])] = []
+        for document in documents {
+            let validator = SchemaValidator(document: document)
+            for (template, item) in (document["paths"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
+                let pattern = PathPattern(template)
+                var operations: [String: Operation] = [:]
+                for (method, operation) in item.objectValue ?? [:] {
+                    let parameters = (operation["parameters"]?.arrayValue ?? []).compactMap { parameter -> Parameter? in
+                        guard let name = parameter["name"]?.stringValue, let place = parameter["in"]?.stringValue else { return nil }
+                        return Parameter(name: name, place: place, required: parameter["required"]?.boolValue ?? (place == "path"),
+                                         schema: parameter["schema"] ?? [:])
+                    }
+                    operations[method.uppercased()] = Operation(method: method.uppercased(), pattern: pattern, parameters: parameters,
+                                                               body: operation["requestBody"], validator: validator)
+                }
+                paths.append((pattern, operations))
+            }
+        }
+        self.paths = paths.sorted { $0.pattern.literalCount > $1.pattern.literalCount }
+    }
+
+    /// The violations of `request`; nil when its path is no API route (the admin API, an
+    /// unknown path), empty when it conforms.
+    public func violations(of request: MockRequest) -> [RequestViolation]? {
+        var matched: (pattern: PathPattern, operations: [String: Operation], parameters: [String: String])?
+        for entry in paths {
+            if let parameters = entry.pattern.match(request.path) {
+                matched = (entry.pattern, entry.operations, parameters)
+                break
+            }
+        }
+        guard let (pattern, operations, parameters) = matched else { return nil }
+        // HEAD is GET without the body (RFC 9110 §9.3.2), as every server answers it.
+        let method = request.method == "HEAD" && operations["HEAD"] == nil ? "GET" : request.method
+        guard let operation = operations[method] else {
+            return [RequestViolation(path: "$.method", reason: "\(request.method) is not an operation of \(pattern.template) (the document has \(operations.keys.sorted().joined(separator: ", ")))")]
+        }
+        var found: [RequestViolation] = []
+        for parameter in operation.parameters where parameter.place == "path" {
+            if let value = parameters[parameter.name] { found += check(value, parameter, in: operation) }
+        }
+        found += checkQuery(request, operation)
+        for parameter in operation.parameters where parameter.place == "header" {
+            if let value = request.headers[parameter.name] {
+                found += check(value, parameter, in: operation)
+            } else if parameter.required {
+                found.append(RequestViolation(path: "$.header.\(parameter.name)", reason: "the required header is missing"))
+            }
+        }
+        found += checkBody(request, operation)
+        return found
+    }
+
+    private func checkQuery(_ request: MockRequest, _ operation: Operation) -> [RequestViolation] {
+        var found: [RequestViolation] = []
+        let documented = operation.parameters.filter { $0.place == "query" }
+        let names = Set(documented.map(\.name))
+        var reported = Set<String>()
+        for item in request.query where !names.contains(item.name) && reported.insert(item.name).inserted {
+            let known = names.isEmpty ? "it has none" : "it has \(names.sorted().joined(separator: ", "))"
+            found.append(RequestViolation(path: "$.query.\(item.name)", reason: "a query parameter the document does not have (\(known))"))
+        }
+        for parameter in documented {
+            let values = request.queryValues(parameter.name)
+            if values.isEmpty {
+                if parameter.required { found.append(RequestViolation(path: "$.query.\(parameter.name)", reason: "the required query parameter is missing")) }
+            } else {
+                for value in values { found += check(value, parameter, in: operation) }
+            }
+        }
+        return found
+    }
+
+    /// A parameter's text, read as its schema's type, against the schema.
+    private func check(_ text: String, _ parameter: Parameter, in operation: Operation) -> [RequestViolation] {
+        let where_ = "$.\(parameter.place).\(parameter.name)"
+        let value = Self.typed(text, as: SchemaValidator.typeNames(parameter.schema["type"] ?? .null))
+        return operation.validator.problems(value, against: parameter.schema, at: where_).map(Self.violation)
+    }
+
+    /// `text` as the JSON value a parameter of these types stands for: an integer only
+    /// when it is written as one (`1e3` stays text), a number, a boolean, else the text.
+    static func typed(_ text: String, as types: [String]) -> JSONValue {
+        if types.contains("integer"), let integer = Int(text) { return .number(Double(integer)) }
+        if types.contains("number"), let number = Double(text), number.isFinite,
+           text.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") || $0 == UInt8(ascii: "+") }) {
+            return .number(number)
+        }
+        if types.contains("boolean"), text == "true" || text == "false" { return .bool(text == "true") }
+        return .string(text)
+    }
+
+    /// "$.a.b: reason" from the schema validator, as a violation.
+    static func violation(_ problem: String) -> RequestViolation {
+        guard let colon = problem.range(of: ": ") else { return RequestViolation(path: "$", reason: problem) }
+        return RequestViolation(path: String(problem[..<colon.lowerBound]), reason: String(problem[colon.upperBound...]))
+    }
+
+    // MARK: Bodies
+
+    private func checkBody(_ request: MockRequest, _ operation: Operation) -> [RequestViolation] {
+        guard let requestBody = operation.body else {
+            guard request.body.isEmpty || request.method == "GET" || request.method == "HEAD" else {
+                return [RequestViolation(path: "$.body", reason: "a body of \(request.body.count) bytes the operation does not take")]
+            }
+            return []
+        }
+        let content = requestBody["content"]?.objectValue ?? [:]
+        guard !request.body.isEmpty else {
+            return requestBody["required"]?.boolValue == true
+                ? [RequestViolation(path: "$.body", reason: "the required body is missing (\(content.keys.sorted().joined(separator: " or ")))")]
+                : []
+        }
+        let given = request.headers["Content-Type"] ?? ""
+        let mediaType = given.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        guard let media = content.first(where: { $0.key.lowercased() == mediaType })?.value else {
+            return [RequestViolation(path: "$.header.Content-Type",
+                                     reason: "\(given.isEmpty ? "no Content-Type" : "\"\(given)\"") where the document takes \(content.keys.sorted().joined(separator: " or "))")]
+        }
+        let schema = media["schema"] ?? [:]
+        if mediaType == "application/json" || mediaType.hasSuffix("+json") {
+            guard let json = JSONValue(parsing: request.body) else {
+                return [RequestViolation(path: "$.body", reason: "not JSON: \(MockRequest.preview(request.body))")]
+            }
+            return operation.validator.problems(json, against: schema, at: "$.body").map(Self.violation)
+        }
+        if mediaType == "multipart/form-data" {
+            return checkMultipart(request, given, schema: schema, encoding: media["encoding"]?.objectValue ?? [:], operation)
+        }
+        return []
+    }
+
+    private func checkMultipart(_ request: MockRequest, _ contentType: String, schema: JSONValue, encoding: [String: JSONValue],
+                                _ operation: Operation) -> [RequestViolation] {
+        let form: MultipartForm
+        do {
+            form = try MultipartForm.parse(request.body, contentType: contentType)
+        } catch {
+            let reason: String
+            switch error {
+            case .notMultipart: reason = "not multipart/form-data"
+            case .noBoundary: reason = "the Content-Type names no boundary"
+            case .malformed(let detail): reason = detail
+            }
+            return [RequestViolation(path: "$.body", reason: "not a multipart body: \(reason)")]
+        }
+        let resolved = operation.validator.resolved(schema)
+        let properties = resolved["properties"]?.objectValue ?? [:]
+        var found: [RequestViolation] = []
+        var reported = Set<String>()
+        for part in form.parts {
+            let name = part.name ?? ""
+            guard properties[name] == nil, reported.insert(name).inserted else { continue }
+            found.append(RequestViolation(path: "$.body.\(name.isEmpty ? "(no name)" : name)",
+                                          reason: "a part the document does not have (it has \(properties.keys.sorted().joined(separator: ", ")))"))
+        }
+        for name in resolved["required"]?.arrayValue?.compactMap(\.stringValue) ?? [] where !form.parts.contains(where: { $0.name == name }) {
+            found.append(RequestViolation(path: "$.body.\(name)", reason: "the required part is missing"))
+        }
+        for (name, property) in properties.sorted(by: { $0.key < $1.key }) {
+            let parts = form.parts.filter { $0.name == name }
+            guard !parts.isEmpty else { continue }
+            let types = (encoding[name]?["contentType"]?.stringValue ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            let propertySchema = operation.validator.resolved(property)
+            if SchemaValidator.typeNames(propertySchema["type"] ?? .null) == ["array"] {
+                if let least = propertySchema["minItems"]?.intValue, parts.count < least {
+                    found.append(RequestViolation(path: "$.body.\(name)", reason: "\(parts.count) parts, at least \(least) expected"))
+                }
+                if let most = propertySchema["maxItems"]?.intValue, parts.count > most {
+                    found.append(RequestViolation(path: "$.body.\(name)", reason: "\(parts.count) parts, at most \(most) expected"))
+                }
+                for (index, part) in parts.enumerated() {
+                    found += checkPart(part, at: "$.body.\(name)[\(index)]", schema: propertySchema["items"] ?? [:], types: types, operation)
+                }
+            } else {
+                if parts.count > 1 { found.append(RequestViolation(path: "$.body.\(name)", reason: "\(parts.count) parts where the document has one")) }
+                found += checkPart(parts[0], at: "$.body.\(name)", schema: propertySchema, types: types, operation)
+            }
+        }
+        return found
+    }
+
+    /// One multipart part: a JSON part against its schema, a file part's type.
+    private func checkPart(_ part: MultipartForm.Part, at path: String, schema: JSONValue, types: [String], _ operation: Operation) -> [RequestViolation] {
+        let given = (part.contentType ?? "").split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        if types.contains("application/json") {
+            var found: [RequestViolation] = []
+            if given != "application/json" {
+                found.append(RequestViolation(path: path, reason: "\(given.isEmpty ? "no Content-Type" : given) where the document takes application/json"))
+            }
+            guard let json = JSONValue(parsing: part.body) else {
+                return found + [RequestViolation(path: path, reason: "a JSON part that is not JSON: \(MockRequest.preview(part.body))")]
+            }
+            return found + operation.validator.problems(json, against: schema, at: path).map(Self.violation)
+        }
+        guard !types.isEmpty, !types.contains(given) else { return [] }
+        return [RequestViolation(path: path, reason: "\(given.isEmpty ? "no Content-Type" : given) where the document takes \(types.joined(separator: " or "))")]
+    }
+}
+
+extension MockRequest {
+    /// The start of a body, for a violation's reason.
+    static func preview(_ body: Data) -> String {
+        let text = String(decoding: body.prefix(60), as: UTF8.self).replacingOccurrences(of: "\n", with: " ")
+        return "\"" + text + (body.count > 60 ? "…" : "") + "\""
+    }
+}
