@@ -41,6 +41,11 @@ public struct MockServerTrait: TestTrait, SuiteTrait, TestScoping {
     public let scenarios: [Scenario]
     /// The network profile every request goes through (`.threeG`, `.edge`, …), if any.
     public let network: NetworkProfile?
+    /// Whether each request that breaks its API's OpenAPI document is reported as an issue
+    /// (the server still answers it as the real one would).
+    public let checksRequests: Bool
+    /// Where the test's Pact goes (merged with the run's other tests'), if anywhere.
+    public let pact: PactRecording?
 
     /// On a suite, every test in it gets its own server.
     public var isRecursive: Bool { true }
@@ -68,10 +73,13 @@ public struct MockServerTrait: TestTrait, SuiteTrait, TestScoping {
             }
         } catch {
             Attachment.record(server.journalExcerpt(limit: 500), named: "mock-server-journal.txt")
+            reportViolations(of: server)
             await server.stop()
             throw error
         }
         if failed.isSet { Attachment.record(server.journalExcerpt(limit: 500), named: "mock-server-journal.txt") }
+        // A failed test's interactions are no contract.
+        if !failed.isSet { recordPact(of: server) }
         #else
         // Swift 6.1 (Xcode 16.3, 16.4) can neither annotate issues nor attach files: each
         // test still gets its own server, and a test that throws gets the journal as an
@@ -80,11 +88,33 @@ public struct MockServerTrait: TestTrait, SuiteTrait, TestScoping {
             try await MockServer.$running.withValue(server) { try await function() }
         } catch {
             Issue.record(Comment(rawValue: "The mock server saw:\n" + server.journalExcerpt(limit: 50)))
+            reportViolations(of: server)
             await server.stop()
             throw error
         }
+        recordPact(of: server)   // a test that throws has none; one that records an issue cannot be told here
         #endif
+        reportViolations(of: server)
         await server.stop()
+    }
+
+    /// The test's interactions into its Pact file, when asked; a file that cannot be
+    /// written is an issue.
+    private func recordPact(of server: TestMockServer) {
+        guard let pact else { return }
+        do {
+            try pact.record(server.journal.entries())
+        } catch {
+            Issue.record(Comment(rawValue: "cannot write the Pact \(pact.file.path): \(error)"))
+        }
+    }
+
+    /// One issue per request that broke its API's document, unless turned off.
+    private func reportViolations(of server: TestMockServer) {
+        guard checksRequests else { return }
+        for line in server.requestViolations {
+            Issue.record(Comment(rawValue: line + " (pass checksRequests: false to .mockServer to allow it)"))
+        }
     }
 }
 
@@ -94,9 +124,16 @@ extension Trait where Self == MockServerTrait {
     /// `openmarket-2022-late`, …), from `fixtures` (the built-in ones by default), with
     /// `scenarios` built in Swift besides the shipped ones, over the `network` profile
     /// (Network Link Conditioner's presets: `.edge`, `.threeG`, `.lte`, `.veryBadNetwork`, …).
+    /// Each request the test sends that breaks its API's OpenAPI document (a misspelt
+    /// query name, a missing header, a body of the wrong shape) is reported as an issue,
+    /// even where the server, like the real one, answers it anyway; pass
+    /// `checksRequests: false` for a test that sends such a request on purpose. With
+    /// `pact`, the interactions the test made go into that Pact file (`PactRecording`).
     public static func mockServer(scenario: String = Scenario.happyPath.name, variants: [String] = [],
-                                  fixtures: URL? = nil, scenarios: [Scenario] = [], network: NetworkProfile? = nil) -> Self {
-        MockServerTrait(scenario: scenario, variants: variants, fixtures: fixtures, scenarios: scenarios, network: network)
+                                  fixtures: URL? = nil, scenarios: [Scenario] = [], network: NetworkProfile? = nil,
+                                  checksRequests: Bool = true, pact: PactRecording? = nil) -> Self {
+        MockServerTrait(scenario: scenario, variants: variants, fixtures: fixtures, scenarios: scenarios, network: network,
+                        checksRequests: checksRequests, pact: pact)
     }
 }
 

@@ -26,6 +26,12 @@ open class MockServerTestCase: XCTestCase {
     open var mockFixtures: URL? { nil }
     /// The network profile every request goes through (`.threeG`, `.edge`, …); nil for none.
     open var mockNetwork: NetworkProfile? { nil }
+    /// Whether each request that breaks its API's OpenAPI document fails the test (the
+    /// server still answers it as the real one would); override with false for a test
+    /// that sends such a request on purpose.
+    open var mockChecksRequests: Bool { true }
+    /// Where each test's Pact goes (merged with the run's other tests'); nil for none.
+    open var mockPact: PactRecording? { nil }
 
     /// This test's server (set between `setUp` and `tearDown`).
     public private(set) var mockServer: TestMockServer!
@@ -36,6 +42,12 @@ open class MockServerTestCase: XCTestCase {
     }
 
     open override func tearDown() async throws {
+        if let mockServer, mockChecksRequests {
+            for line in mockServer.requestViolations { XCTFail(line + " (override mockChecksRequests to allow it)") }
+        }
+        if let mockServer, let pact = mockPact {
+            do { try pact.record(mockServer.journal.entries()) } catch { XCTFail("cannot write the Pact \(pact.file.path): \(error)") }
+        }
         if let mockServer {
             #if canImport(Darwin)
             if let run = testRun, !run.hasSucceeded {

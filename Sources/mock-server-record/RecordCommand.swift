@@ -5,14 +5,16 @@ import MockServer
 import MockServerCLI
 import Scenarios
 
-/// `mock-server-record [record options]`, `mock-server-record drift [drift options]` or
-/// `mock-server-record proxy [proxy options]` (`mock-server record|drift|proxy …` run these).
+/// `mock-server-record [record options]`, `mock-server-record drift [drift options]`,
+/// `mock-server-record proxy [proxy options]` or `mock-server-record pact [pact options]`
+/// (`mock-server record|drift|proxy|pact …` run these).
 @main
 enum RecordMain {
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == "drift" { await UsageExit.main(DriftCommand.self, Array(arguments.dropFirst())) }
         if arguments.first == "proxy" { await UsageExit.main(ProxyCommand.self, Array(arguments.dropFirst())) }
+        if arguments.first == "pact" { await UsageExit.main(PactCommand.self, Array(arguments.dropFirst())) }
         await UsageExit.main(RecordCommand.self, arguments)
     }
 }

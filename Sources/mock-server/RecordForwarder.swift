@@ -73,3 +73,16 @@ struct ProxyForwarder: ParsableCommand {
 
     func run() throws { try RecordForwarder.forward(["proxy"] + arguments) }
 }
+
+/// `mock-server pact ...` runs `mock-server-record pact ...` (URLSession, like recording).
+struct PactForwarder: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pact",
+        abstract: "Write a Pact file of the interactions a running mock-server saw (runs mock-server-record pact).",
+        discussion: "Every option goes to mock-server-record pact; see `mock-server pact --help`.")
+
+    @Argument(parsing: .captureForPassthrough, help: "Options for mock-server-record pact.")
+    var arguments: [String] = []
+
+    func run() throws { try RecordForwarder.forward(["pact"] + arguments) }
+}

@@ -33,6 +33,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("journal-max-bytes"), help: "The most bytes the journal keeps (request bodies, headers, paths); the oldest entries go first past it.")
     var journalMaxBytes: Int = ServeSettings.defaults.journalMaxBytes
 
+    @Option(name: .customLong("journal-response-bytes"), help: "Response bodies up to this size are kept in the journal, counted in --journal-max-bytes (what /__admin/pact exports); 0 keeps none.")
+    var journalResponseBytes: Int = ServeSettings.defaults.journalResponseBytes
+
     @Option(help: ArgumentHelp("The scenario to start with: a name (the shipped ones are in Fixtures/scenarios/; a running server lists them at GET /__admin/scenarios) or a scenario file.", valueName: "name|file"))
     var scenario: String = ServeSettings.defaults.scenario
 
@@ -104,7 +107,7 @@ struct Serve: AsyncParsableCommand {
     var settings: ServeSettings {
         ServeSettings(host: host, port: port, fixtures: fixtureOptions.fixtures, variants: fixtureOptions.variant,
                       logLevel: logLevel, maxBodySize: maxBodySize, journalCapacity: journalCapacity,
-                      journalMaxBytes: journalMaxBytes, scenario: scenario,
+                      journalMaxBytes: journalMaxBytes, journalResponseBytes: journalResponseBytes, scenario: scenario,
                       timeScale: timeScale, seed: seed, watch: watch, strict: strict, threads: threads, state: state,
                       idleTimeout: idleTimeout, headTimeout: headTimeout, maxHeadSize: maxHeadSize,
                       maxConnections: maxConnections, adminToken: adminToken, adminOpen: adminOpen, network: network,
@@ -127,6 +130,7 @@ struct ServeSettings: Equatable, Sendable {
     var maxBodySize = 8 * 1024 * 1024
     var journalCapacity = 10_000
     var journalMaxBytes = 64 * 1024 * 1024
+    var journalResponseBytes = 64 * 1024
     var scenario = Scenario.happyPath.name
     var timeScale = 1.0
     var seed: UInt64 = 0
@@ -165,6 +169,7 @@ struct ServeSettings: Equatable, Sendable {
         if maxBodySize <= 0 { return "--max-body-size must be positive" }
         if journalCapacity <= 0 { return "--journal-capacity must be positive" }
         if journalMaxBytes <= 0 { return "--journal-max-bytes must be positive" }
+        if journalResponseBytes < 0 { return "--journal-response-bytes must be zero or more" }
         if !(timeScale >= 0 && timeScale.isFinite) { return "--time-scale must be zero or more" }
         if let threads, !(1...256).contains(threads) { return "--threads must be between 1 and 256" }
         if !(idleTimeout > 0 && idleTimeout <= 86_400) { return "--idle-timeout must be more than 0 and at most 86400 seconds" }
@@ -221,6 +226,7 @@ struct ServeSettings: Equatable, Sendable {
                 openMarketVariant: variants.openMarket,
                 journalCapacity: journalCapacity,
                 journalByteBudget: journalMaxBytes,
+                journalResponseBodyLimit: journalResponseBytes,
                 seed: seed,
                 scenarioDirectories: scenarioDirectories,
                 extraScenarios: selection.extra,

@@ -114,7 +114,7 @@ import FoundationNetworking
     }
 
     @Test func helpExitsZero() async throws {
-        for arguments in [["--help"], ["serve", "--help"], ["validate", "--help"], ["openapi", "--help"], ["import-har", "--help"], ["help"]] {
+        for arguments in [["--help"], ["serve", "--help"], ["validate", "--help"], ["openapi", "--help"], ["import-har", "--help"], ["pact", "--help"], ["help"]] {
             let (status, stdout, _) = try await MockServerProcess.run(arguments)
             #expect(status == 0, "\(arguments)")
             #expect(stdout.contains("USAGE"), "\(arguments)")
@@ -135,6 +135,7 @@ import FoundationNetworking
         let (status, stdout, _) = try await MockServerProcess.run(["serve", "--help"])
         #expect(status == 0)
         for flag in ["--host", "--port", "--fixtures", "--variant", "--log-level", "--max-body-size", "--journal-capacity", "--journal-max-bytes",
+                     "--journal-response-bytes",
                      "--scenario", "--time-scale", "--seed", "--state", "--watch", "--strict",
                      "--idle-timeout", "--head-timeout", "--max-head-size", "--max-connections", "--admin-token", "--admin-open", "--threads"] {
             #expect(stdout.contains(flag), "--help does not mention \(flag)")
@@ -181,5 +182,39 @@ import FoundationNetworking
         #expect(bad == 2, "\(error)")
         let (unreachable, _, message) = try await MockServerProcess.run(["drift", "--upstream", base, "--api", "restaurant"])
         #expect(unreachable == 2, "the upstream stopped: \(message)")
+    }
+}
+
+/// `mock-server pact`: the Pact of what a running server saw, written where asked (#23).
+/// (Tests/Pact/pact_verify_test.py verifies such files with the reference Pact core.)
+@Suite struct PactCLITests {
+    @Test func writesThePactOfARunningServer() async throws {
+        let server = try MockServerProcess(["--port", "0"])
+        let line = try #require(await server.firstLine())
+        let base = String(line.dropFirst("Listening on ".count))
+        _ = try await URLSession.shared.data(from: URL(string: base + "/categories")!)
+        _ = try await URLSession.shared.data(from: URL(string: base + "/menu?category=soups")!)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pact-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let (status, _, stderr) = try await MockServerProcess.run(["pact", "--server", base, "--consumer", "OrderApp", "--provider", "Restaurant",
+                                                                  "--out", file.path])
+        #expect(status == 0, "\(stderr)")
+        #expect(stderr.contains("2 interactions between OrderApp and Restaurant written to \(file.path)"), "\(stderr)")
+        let pact = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        #expect((pact["interactions"] as? [[String: Any]])?.compactMap { $0["description"] as? String }
+                == ["GET /categories → 200", "GET /menu?category=soups → 200"])
+        server.signal(SIGTERM)
+        _ = await server.waitForExit()
+        // The server is gone: exit 1, saying so.
+        let (gone, _, message) = try await MockServerProcess.run(["pact", "--server", base, "--consumer", "a", "--provider", "b"])
+        #expect(gone == 1, "\(message)")
+        #expect(message.contains("cannot reach \(base)"), "\(message)")
+    }
+
+    @Test(arguments: [["pact", "--consumer", "a"], ["pact", "--consumer", "a", "--provider", "b", "--spec", "5"],
+                      ["pact", "--consumer", "a", "--provider", "b", "--server", "ftp://x"]])
+    func badArgumentsExit2(arguments: [String]) async throws {
+        let (status, _, stderr) = try await MockServerProcess.run(arguments)
+        #expect(status == 2, "\(arguments): \(stderr)")
     }
 }

@@ -16,7 +16,8 @@ public struct AdminAPI: Responder {
         self.engine = engine
         self.adminToken = adminToken
         router = Router(routes: [Dashboard.route] + Self.infoRoutes(engine, transport) + Self.scenarioRoutes(engine) + Self.networkRoutes(engine)
-                        + Self.journalRoutes(engine) + Self.verifyRoutes(engine) + Self.stateRoutes(engine) + [Self.openAPIRoute(engine), Self.overviewRoute(engine)]
+                        + Self.journalRoutes(engine) + Self.verifyRoutes(engine) + Self.stateRoutes(engine) + Self.pactRoutes(engine)
+                        + [Self.openAPIRoute(engine), Self.overviewRoute(engine)]
                         + Self.caRoutes(certificateAuthority))
     }
 
