@@ -94,16 +94,21 @@ struct GeneratedClientTests {
         #expect(throws: (any Error).self, "`ok` throws on another status") { try output.ok }
     }
 
-    /// The training server failed on a page_no below 1; the document says so (a 500), and
-    /// the generated client does not check the parameter's minimum before sending.
-    @Test(arguments: Wire.allCases)
-    func aPageBelowOneIsTheDocumented500(wire: Wire) async throws {
-        let output = try await wire.client().getProducts(query: .init(pageNo: 0, itemsPerPage: 20))
+    /// A scenario built in Swift fails the page: the document's `500` (the training server's
+    /// own failure) is decoded, error body and all.
+    @Test(.mockServer(scenario: "page-fails",
+                      scenarios: [Scenario(name: "page-fails", rules: [
+                          Rule("page-500", .get("/api/products"), always: .status(500, json: ["error": true, "reason": "The market is closed"])),
+                      ])]),
+          arguments: Wire.allCases)
+    func aFailingPageIsTheDocumented500(wire: Wire) async throws {
+        let output = try await wire.client().getProducts(query: .init(pageNo: 1, itemsPerPage: 20))
         guard case .internalServerError(let failure) = output else {
             Issue.record("expected 500, got \(output)")
             return
         }
-        #expect(try failure.body.json.error)
+        #expect(try failure.body.json.reason == "The market is closed")
+        try await MockServer.current.expectations.expect(.get("/api/products"), .exactly(1))
     }
 
     /// A reset connection reaches the caller as the generated client's `ClientError`, over
