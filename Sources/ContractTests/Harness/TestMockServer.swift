@@ -21,13 +21,32 @@ public final class TestMockServer: Sendable {
         let selection = try VariantSelection.parse(variants)
         let engine = try MockEngine(configuration: EngineConfiguration(
             fixturesDirectory: fixtures, restaurantVariant: selection.restaurant, openMarketVariant: selection.openMarket,
-            journalResponseBodyLimit: 64 * 1024, extraScenarios: scenarios, scenario: scenario, network: network))
+            journalResponseBodyLimit: 64 * 1024, extraScenarios: scenarios, scenario: scenario,
+            preloaded: try Self.preloaded(fixtures), network: network))
         var logger = Logger(label: "mock-server.test")
         logger.logLevel = .warning
         let server = MockHTTPServer(engine: engine, logger: logger)
         let address = try await server.start()
         return TestMockServer(engine: engine, server: server, baseURL: address.url)
     }
+
+    /// The fixtures and scenario files of `fixtures`, read once per process and shared
+    /// read-only: every engine builds its own state from them, so a test's server costs no
+    /// file reads. (Tests do not edit fixture files while they run; `--watch` is for that.)
+    static func preloaded(_ fixtures: URL) throws -> Preloaded {
+        let key = fixtures.standardizedFileURL.path
+        if let cached = loaded.withLock({ $0[key] }) { return cached }
+        let fresh = try Preloaded.load(EngineConfiguration(fixturesDirectory: fixtures))
+        return loaded.withLock { loaded in
+            if let cached = loaded[key] { return cached }
+            // Bounded: one entry per fixtures folder a test names.
+            if loaded.count >= 32 { loaded.removeAll() }
+            loaded[key] = fresh
+            return fresh
+        }
+    }
+
+    private static let loaded = Locked([String: Preloaded]())
 
     init(engine: MockEngine, server: MockHTTPServer, baseURL: URL) {
         self.engine = engine

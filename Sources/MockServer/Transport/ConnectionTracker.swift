@@ -36,13 +36,22 @@ final class ConnectionTracker: Sendable {
     /// closed or `grace` passes, then closes the rest.
     func stopAll(grace: TimeAmount) async {
         let channels = open.withLock { Array($0.values) }
+        guard !channels.isEmpty else { return }
         for channel in channels {
             channel.pipeline.fireUserInboundEventTriggered(GracefulStop())
         }
-        let deadline = NIODeadline.now() + grace
-        while count > 0 && NIODeadline.now() < deadline {
-            try? await Task.sleep(nanoseconds: 10_000_000)
+        // Done when the last one closes (idle ones close at once), not on a polling tick:
+        // a test's server stops in microseconds, not 10 ms.
+        let closed = EventLoopFuture.andAllComplete(channels.map(\.closeFuture), on: channels[0].eventLoop)
+        let finished = closed.eventLoop.makePromise(of: Void.self)
+        let done = Locked(false)
+        let finish: @Sendable () -> Void = {
+            if done.withLock({ done in defer { done = true }; return !done }) { finished.succeed(()) }
         }
+        closed.whenComplete { _ in finish() }
+        let timer = closed.eventLoop.scheduleTask(in: grace) { finish() }
+        try? await finished.futureResult.get()
+        timer.cancel()
         await closeAll()
     }
 
