@@ -126,6 +126,11 @@ let package = Package(
         ),
         // Benchmarks/bench.py times the contract suites with this (not a product).
         .executableTarget(name: "contract-timing", dependencies: ["ContractTests", "MockFixtures"], path: "Benchmarks/ContractTiming"),
+        // The floor for Benchmarks/bench.py: the least a SwiftNIO server does to answer the same bytes.
+        .executableTarget(name: "nio-floor", dependencies: [
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ], path: "Benchmarks/NIOFloor"),
         // Test-only support shared by the test targets (they run in one process).
         .target(name: "TestSupport", dependencies: ["MockServer", "ContractTests"], path: "Tests/TestSupport"),
         .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "MockFixtures"]),
