@@ -40,6 +40,24 @@ public struct RequestConformance: Sendable {
         let parameters: [Parameter]
         let body: JSONValue?
         let validator: SchemaValidator
+        /// The parameters by place, and the query names, sorted out once (a request on the
+        /// hot path allocates nothing when it conforms).
+        let pathParameters: [Parameter]
+        let queryParameters: [Parameter]
+        let headerParameters: [Parameter]
+        let queryNames: Set<String>
+
+        init(method: String, pattern: PathPattern, parameters: [Parameter], body: JSONValue?, validator: SchemaValidator) {
+            self.method = method
+            self.pattern = pattern
+            self.parameters = parameters
+            self.body = body
+            self.validator = validator
+            pathParameters = parameters.filter { $0.place == "path" }
+            queryParameters = parameters.filter { $0.place == "query" }
+            headerParameters = parameters.filter { $0.place == "header" }
+            queryNames = Set(queryParameters.map(\.name))
+        }
     }
 
     /// Path templates with their operations, the most literal first (OpenAPI's "concrete
@@ -85,11 +103,11 @@ public struct RequestConformance: Sendable {
             return [RequestViolation(path: "$.method", reason: "\(request.method) is not an operation of \(pattern.template) (the document has \(operations.keys.sorted().joined(separator: ", ")))")]
         }
         var found: [RequestViolation] = []
-        for parameter in operation.parameters where parameter.place == "path" {
+        for parameter in operation.pathParameters {
             if let value = parameters[parameter.name] { found += check(value, parameter, in: operation) }
         }
         found += checkQuery(request, operation)
-        for parameter in operation.parameters where parameter.place == "header" {
+        for parameter in operation.headerParameters {
             if let value = request.headers[parameter.name] {
                 found += check(value, parameter, in: operation)
             } else if parameter.required {
@@ -102,8 +120,8 @@ public struct RequestConformance: Sendable {
 
     private func checkQuery(_ request: MockRequest, _ operation: Operation) -> [RequestViolation] {
         var found: [RequestViolation] = []
-        let documented = operation.parameters.filter { $0.place == "query" }
-        let names = Set(documented.map(\.name))
+        let documented = operation.queryParameters
+        let names = operation.queryNames
         var reported = Set<String>()
         for item in request.query where !names.contains(item.name) && reported.insert(item.name).inserted {
             let known = names.isEmpty ? "it has none" : "it has \(names.sorted().joined(separator: ", "))"
