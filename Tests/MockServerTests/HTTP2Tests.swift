@@ -113,4 +113,91 @@ import Testing
         #expect(head.stdout.hasPrefix("HTTP/2 200"), "\(head.stdout)")
         #expect(head.stdout.lowercased().contains("content-length:"))
     }
+
+    // MARK: Frames written directly (#24)
+
+    /// nghttp's frame log of one request: each received HEADERS and DATA frame with its
+    /// flags and length, and the response's fields.
+    struct FrameLog {
+        var frames: [(type: String, length: Int, flags: Int)] = []
+        var fields: [String: String] = [:]
+
+        init(_ text: String) {
+            // Streams other than 0 (the connection's); nghttp asks for one at a time.
+            let frame = /recv (HEADERS|DATA|RST_STREAM) frame <length=(\d+), flags=0x([0-9a-f]+), stream_id=[1-9]\d*>/
+            let field = /recv \(stream_id=[1-9]\d*\) ([^:][^:]*|:status): (.*)$/
+            for line in text.split(separator: "\n") {
+                if let match = line.firstMatch(of: frame) {
+                    frames.append((String(match.1), Int(match.2)!, Int(match.3, radix: 16)!))
+                } else if let match = line.firstMatch(of: field) {
+                    fields[String(match.1)] = String(match.2)
+                }
+            }
+        }
+    }
+
+    static func nghttp(_ arguments: [String]) async throws -> FrameLog {
+        // nghttp does not check the certificate; curl's tests above do.
+        let result = try await Tool.run("nghttp", ["-nv", "-t", "5"] + arguments)
+        #expect(result.status == 0, "nghttp: \(result.stderr) \(result.stdout.suffix(500))")
+        return FrameLog(result.stdout)
+    }
+
+    /// A response is one HEADERS frame and one DATA frame that ends the stream: no empty
+    /// DATA frame to end it, as an HTTP/1 translation writes; a body-less answer (HEAD,
+    /// 204) is one HEADERS frame that ends the stream. Names are lower-case and the
+    /// connection-specific fields a scenario sets are not sent (RFC 9113 §8.2).
+    @Test func answersAreHeadersAndDataFrames() async throws {
+        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
+        defer { Task { await TestGate.shared.release(exclusive: false) } }
+        let (server, base) = try await Self.start([
+            Rule("empty", .get("/nothing"), always: .status(204, headers: ["X-Why": "empty"])),
+            Rule("headers", .get("/custom"), always: .status(201, json: .object(["ok": .bool(true)]),
+                                                              headers: ["X-Upper-Case": "kept", "Connection": "close", "Keep-Alive": "timeout=5"])),
+        ])
+        defer { Task { await server.server.stop() } }
+
+        let get = try await Self.nghttp([base + "/categories"])
+        #expect(get.frames.map(\.type) == ["HEADERS", "DATA"], "\(get.frames)")
+        let length = try #require(get.fields["content-length"].flatMap { Int($0) })
+        #expect(get.frames.last?.length == length && length > 0)
+        #expect(get.frames.first.map { $0.flags & 0x1 } == 0, "HEADERS does not end a stream with a body")
+        #expect(get.frames.last.map { $0.flags & 0x1 } == 1, "the DATA frame ends the stream")
+
+        let head = try await Self.nghttp(["-H", ":method: HEAD", base + "/menu"])
+        #expect(head.frames.map(\.type) == ["HEADERS"], "\(head.frames)")
+        #expect(head.frames.first.map { $0.flags & 0x1 } == 1)
+        #expect(head.fields["content-length"].flatMap { Int($0) } ?? 0 > 1_000, "HEAD keeps the GET's length: \(head.fields)")
+
+        let empty = try await Self.nghttp([base + "/nothing"])
+        #expect(empty.frames.map(\.type) == ["HEADERS"] && empty.fields[":status"] == "204", "\(empty.frames) \(empty.fields)")
+        #expect(empty.fields["content-length"] == nil && empty.fields["x-why"] == "empty", "\(empty.fields)")
+
+        let custom = try await Self.nghttp([base + "/custom"])
+        #expect(custom.fields[":status"] == "201")
+        #expect(custom.fields["x-upper-case"] == "kept", "\(custom.fields)")
+        #expect(custom.fields["connection"] == nil && custom.fields["keep-alive"] == nil, "\(custom.fields)")
+    }
+
+    /// The request a stream's header block makes: `:authority` becomes `Host`, the
+    /// cookie crumbs HTTP/2 splits are one `Cookie` field again, and a body sent in
+    /// several DATA frames arrives whole.
+    @Test func aStreamsRequestIsJournaledAsSent() async throws {
+        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
+        defer { Task { await TestGate.shared.release(exclusive: false) } }
+        let (server, base) = try await Self.start([Rule("echo", .post("/echo"), always: .status(200))])
+        defer { Task { await server.server.stop() } }
+        let body = String(repeating: "0123456789", count: 5_000)   // 50 kB: more than one DATA frame
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("h2-body-\(UUID().uuidString)")
+        try Data(body.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try await Self.curl(["-o", "/dev/null", "-w", "%{http_version} %{http_code}", "-H", "Cookie: a=1", "-H", "Cookie: b=2",
+                                          "--data-binary", "@" + file.path, base + "/echo"])
+        #expect(result.stdout == "2 200", "\(result.stdout) \(result.stderr)")
+        let entry = try #require(server.engine.journal.entries().first { $0.request.path == "/echo" })
+        #expect(entry.request.headers["Host"] == "localhost:\(server.port)", "\(entry.request.headers.fields)")
+        #expect(entry.request.headers.values("Cookie") == ["a=1; b=2"], "\(entry.request.headers.fields)")
+        #expect(entry.request.body.data == Data(body.utf8), "\(entry.request.body.size) bytes")
+        #expect(entry.request.method == "POST")
+    }
 }

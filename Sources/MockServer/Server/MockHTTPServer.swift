@@ -91,7 +91,7 @@ public actor MockHTTPServer {
                                   delays: delays.queue(for: channel.eventLoop), scheme: scheme)
         }
 
-        /// HTTP/2 after ALPN: each stream gets the same request handler behind an adapter.
+        /// HTTP/2 after ALPN: each stream gets the same request handler, which answers in frames.
         @Sendable func addHTTP2(_ channel: any Channel) throws {
             let shared = NIOLoopBound((HTTP2ConnectionFacts(parent: channel), ConnectionRequests()), eventLoop: channel.eventLoop)
             var settings = nioDefaultSettings.filter { $0.parameter != .maxHeaderListSize }
@@ -104,9 +104,7 @@ public actor MockHTTPServer {
                 stream.eventLoop.makeCompletedFuture {
                     let (facts, requests) = shared.value
                     let sync = stream.pipeline.syncOperations
-                    try sync.addHandler(StreamResetter())
-                    try sync.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
-                    try sync.addHandler(HTTP2ResponseAdapter())
+                    try sync.addHandler(HTTP2RequestDecoder())
                     try sync.addHandler(HTTPRequestHandler(
                         engine: engine, responder: responder, proxy: proxy, maxRequestBodySize: maxBody,
                         fallbackBaseURL: "https://\(fallbackHost):\(tlsPortBox.current)", logger: logger,

@@ -1,11 +1,17 @@
 import Foundation
 import NIOCore
+import NIOHPACK
 import NIOHTTP1
 import NIOHTTP2
 import Scenarios
 
-/// Faults on an HTTP/2 stream (#15): what a client sees there instead of HTTP/1.1's
-/// broken bytes. The table is in the Faults article.
+/// Answering on an HTTP/2 stream (#24): the handler writes HEADERS and DATA frames itself,
+/// with no HTTP/1 bytes or response parts in between. The response's head is one HEADERS
+/// frame (ending the stream when there is no body) and a whole body one DATA frame that
+/// ends it; NIO's connection handler splits DATA to the peer's frame size and flow-control
+/// window.
+///
+/// Faults on a stream are frames too (#15). The table is in the Faults article.
 ///
 /// | Fault | HTTP/2 |
 /// |---|---|
@@ -16,6 +22,63 @@ import Scenarios
 /// | `randomDataThenClose` | GOAWAY (PROTOCOL_ERROR), then the connection closes |
 /// | `hang` | no frame; the stream stays open until the client gives up |
 extension HTTPRequestHandler {
+    /// A response's HEADERS frame: `:status`, then the plan's fields with lower-case names
+    /// (RFC 9113 §8.2.1) except the connection-specific ones HTTP/2 forbids (§8.2.2) and
+    /// the plan's own `content-length`, which `contentLength` replaces.
+    static func headersFrame(status: Int, headers: HeaderFields, contentLength: Int?, endStream: Bool) -> HTTP2Frame.FramePayload {
+        var block = HPACKHeaders()
+        block.reserveCapacity(headers.fields.count + 2)
+        block.add(name: ":status", value: (100...999).contains(status) ? statusCodes[status - 100] : "500")
+        for field in headers {
+            let name = lowercased(field.name)
+            guard !isConnectionSpecific(name) else { continue }
+            block.add(name: name, value: field.value)
+        }
+        if let contentLength { block.add(name: "content-length", value: String(contentLength)) }
+        return .headers(.init(headers: block, endStream: endStream))
+    }
+
+    /// "100" to "999", built once.
+    private static let statusCodes: [String] = (100...999).map { String($0) }
+
+    /// The name itself when it has no upper-case letter (the common case: no copy).
+    private static func lowercased(_ name: String) -> String {
+        name.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") } ? name.lowercased() : name
+    }
+
+    /// Fields HTTP/2 does not carry, and `content-length`, which the frame writer sets.
+    private static func isConnectionSpecific(_ name: String) -> Bool {
+        switch name {
+        case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "content-length": return true
+        default: return false
+        }
+    }
+
+    /// A body's bytes: raw on HTTP/1.1 (the caller framed them), a DATA frame on HTTP/2,
+    /// where the last one ends the stream.
+    func bodyPart(_ bytes: ByteBuffer, last: Bool) -> NIOAny {
+        guard http2 != nil else { return wrapOutboundOut(bytes) }
+        return NIOAny(HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(bytes), endStream: last)))
+    }
+
+    /// The whole response on a stream: HEADERS, then the body in one DATA frame or paced.
+    func respondOnHTTP2(status: Int, headers: HeaderFields, body: Data, contentLength: Int?, pacing: BodyPacing?,
+                        context: ChannelHandlerContext, keepAlive: Bool) {
+        let head = Self.headersFrame(status: status, headers: headers, contentLength: contentLength, endStream: body.isEmpty)
+        guard !body.isEmpty else {
+            send(NIOAny(head), context: context, keepAlive: keepAlive)
+            return
+        }
+        let bytes = context.channel.allocator.buffer(data: body)
+        if let pacing {
+            context.writeAndFlush(NIOAny(head), promise: nil)
+            writePaced(bytes, pacing: pacing, context: context, keepAlive: keepAlive)
+            return
+        }
+        context.write(NIOAny(head), promise: nil)
+        send(bodyPart(bytes, last: true), context: context, keepAlive: keepAlive)
+    }
+
     func performOnHTTP2(_ fault: Fault, plan: ResponsePlan, facts: HTTP2ConnectionFacts, context: ChannelHandlerContext) {
         guard fault != .hang else {
             startHanging()   // no frame; the stream stays open until the client gives up
@@ -32,24 +95,23 @@ extension HTTPRequestHandler {
         case .emptyResponse:
             resetStream(.internalError, context: context)
         case .truncatedBody:
-            var buffer = context.channel.allocator.buffer(capacity: 256 + plan.body.count)
-            ResponseHead.write(status: plan.status, headers: plan.headers, framing: .length(max(plan.body.count, 64)),
-                               keepAlive: false, into: &buffer)
-            buffer.writeData(plan.body.prefix(plan.body.count / 2))
-            context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
+            // The head promises the whole body; half of it arrives, then the stream is reset.
+            let head = Self.headersFrame(status: plan.status, headers: plan.headers, contentLength: max(plan.body.count, 64), endStream: false)
+            context.write(NIOAny(head), promise: nil)
+            let half = plan.body.prefix(plan.body.count / 2)
+            if !half.isEmpty { context.write(bodyPart(context.channel.allocator.buffer(data: half), last: false), promise: nil) }
             resetStream(.internalError, context: context)
         case .malformedChunk:
-            var buffer = context.channel.allocator.buffer(capacity: 256)
             let type: HeaderFields = plan.headers["Content-Type"].map { ["Content-Type": $0] } ?? [:]
-            ResponseHead.write(status: plan.status, headers: type, framing: .chunked, keepAlive: false, into: &buffer)
-            ResponseHead.chunk(plan.body.prefix(32), into: &buffer)
-            context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
+            context.write(NIOAny(Self.headersFrame(status: plan.status, headers: type, contentLength: nil, endStream: false)), promise: nil)
+            let start = plan.body.prefix(32)
+            if !start.isEmpty { context.write(bodyPart(context.channel.allocator.buffer(data: start), last: false), promise: nil) }
             resetStream(.protocolError, context: context)
         }
     }
 
     private func resetStream(_ code: HTTP2ErrorCode, context: ChannelHandlerContext) {
-        context.triggerUserOutboundEvent(ResetStream(code: code), promise: nil)
+        context.writeAndFlush(NIOAny(HTTP2Frame.FramePayload.rstStream(code)), promise: nil)
     }
 
     /// GOAWAY on the connection naming this stream as the last one processed (so the

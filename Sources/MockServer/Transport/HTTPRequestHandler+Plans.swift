@@ -27,7 +27,7 @@ extension HTTPRequestHandler {
         let http10 = request.version.major == 1 && request.version.minor == 0
         // One check for every path below that writes the plan's headers (ResponseHead trusts them).
         guard plan.headers.areWritable else {
-            send(unwritableHeaders(plan, http10: http10, context: context), context: context, keepAlive: false)
+            carryOut(Self.unwritableHeaders(plan), for: request, context: context, keepAlive: false)
             return
         }
         if let fault = plan.fault {
@@ -40,6 +40,11 @@ extension HTTPRequestHandler {
         }
         let bodyAllowed = plan.status != 304 && plan.status != 204 && !(100..<200).contains(plan.status)
         let body = bodyAllowed && request.method != .HEAD ? plan.body : Data()
+        if http2 != nil {
+            respondOnHTTP2(status: plan.status, headers: plan.headers, body: body, contentLength: bodyAllowed ? plan.body.count : nil,
+                           pacing: plan.pacing, context: context, keepAlive: keepAlive)
+            return
+        }
         let paced = plan.pacing != nil && !body.isEmpty
         var buffer = context.channel.allocator.buffer(capacity: ResponseHead.capacity(for: plan.headers) + (paced ? 0 : body.count))
         ResponseHead.write(status: plan.status, http10: http10, headers: plan.headers,
@@ -50,30 +55,26 @@ extension HTTPRequestHandler {
             return
         }
         buffer.writeData(body)
-        send(buffer, context: context, keepAlive: keepAlive)
+        send(wrapOutboundOut(buffer), context: context, keepAlive: keepAlive)
     }
 
     /// A plan whose headers cannot go on the wire (a value with a line break, say) becomes
     /// a 500 that says which, rather than a response that splits into two.
-    private func unwritableHeaders(_ plan: ResponsePlan, http10: Bool, context: ChannelHandlerContext) -> ByteBuffer {
+    private static func unwritableHeaders(_ plan: ResponsePlan) -> ResponsePlan {
         let problems = plan.headers.compactMap { HeaderFields.problem(name: $0.name, value: $0.value) }
-        let error = ResponsePlan.error(500, "The response's headers cannot be written: " + problems.joined(separator: "; "))
-        var buffer = context.channel.allocator.buffer(capacity: 256 + error.body.count)
-        ResponseHead.write(status: 500, http10: http10, headers: error.headers, framing: .length(error.body.count), keepAlive: false, into: &buffer)
-        buffer.writeData(error.body)
-        return buffer
+        return ResponsePlan.error(500, "The response's headers cannot be written: " + problems.joined(separator: "; "))
     }
 
-    /// Writes the last bytes of a response; then the next request is answered, or the
-    /// connection closes once they are out.
-    private func send(_ buffer: ByteBuffer, context: ChannelHandlerContext, keepAlive: Bool) {
+    /// Writes the last part of a response (bytes, or a frame that ends the stream); then
+    /// the next request is answered, or the connection closes once they are out.
+    func send(_ last: NIOAny, context: ChannelHandlerContext, keepAlive: Bool) {
         guard !keepAlive else {
             // No future to allocate on the common path.
-            context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
+            context.writeAndFlush(last, promise: nil)
             finishResponse(context: context)
             return
         }
-        let written = context.writeAndFlush(wrapOutboundOut(buffer))
+        let written = context.writeAndFlush(last)
         finishClosing()
         written.whenComplete { [channel = context.channel] _ in channel.close(promise: nil) }
     }
@@ -81,16 +82,16 @@ extension HTTPRequestHandler {
     /// Writes `pacing.chunkSize` bytes, waits `pacing.interval`, and so on, then ends. A
     /// chunk waits for the channel to be writable: a client that stops reading holds the
     /// rest of the body here, not in NIO's buffer.
-    private func writePaced(_ body: ByteBuffer, pacing: BodyPacing, context: ChannelHandlerContext, keepAlive: Bool) {
+    func writePaced(_ body: ByteBuffer, pacing: BodyPacing, context: ChannelHandlerContext, keepAlive: Bool) {
         var body = body
         guard context.channel.isActive else { return }
         guard let chunk = body.readSlice(length: min(pacing.chunkSize, body.readableBytes)) else { return }
         let remaining = body
         guard remaining.readableBytes > 0 else {
-            send(chunk, context: context, keepAlive: keepAlive)
+            send(bodyPart(chunk, last: true), context: context, keepAlive: keepAlive)
             return
         }
-        context.writeAndFlush(wrapOutboundOut(chunk), promise: nil)
+        context.writeAndFlush(bodyPart(chunk, last: false), promise: nil)
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         context.eventLoop.scheduleTask(in: .nanoseconds(Int64(pacing.interval * 1_000_000_000))) {
             let (handler, context) = bound.value
@@ -105,10 +106,15 @@ extension HTTPRequestHandler {
     /// Server-sent events: a chunked body that grows with every event, a comment every
     /// 15 s so proxies keep the connection, until the client goes away.
     private func stream(_ hub: EventHub, plan: ResponsePlan, request: HTTPRequestHead, context: ChannelHandlerContext) {
-        var head = context.channel.allocator.buffer(capacity: 256)
-        ResponseHead.write(status: 200, headers: plan.headers, framing: .chunked, keepAlive: true, into: &head)
-        ResponseHead.chunk(": connected\n\n".utf8, into: &head)
-        context.writeAndFlush(wrapOutboundOut(head), promise: nil)
+        if http2 != nil {
+            context.write(NIOAny(Self.headersFrame(status: 200, headers: plan.headers, contentLength: nil, endStream: false)), promise: nil)
+            context.writeAndFlush(bodyPart(context.channel.allocator.buffer(string: ": connected\n\n"), last: false), promise: nil)
+        } else {
+            var head = context.channel.allocator.buffer(capacity: 256)
+            ResponseHead.write(status: 200, headers: plan.headers, framing: .chunked, keepAlive: true, into: &head)
+            ResponseHead.chunk(": connected\n\n".utf8, into: &head)
+            context.writeAndFlush(wrapOutboundOut(head), promise: nil)
+        }
         startStreaming()
         let loop = context.eventLoop
         let bound = NIOLoopBound((self, context), eventLoop: loop)
@@ -133,6 +139,10 @@ extension HTTPRequestHandler {
         guard context.channel.isWritable else {
             stopStreaming()
             context.close(promise: nil)
+            return
+        }
+        guard http2 == nil else {
+            context.writeAndFlush(bodyPart(context.channel.allocator.buffer(data: bytes), last: false), promise: nil)
             return
         }
         var buffer = context.channel.allocator.buffer(capacity: bytes.count + 16)

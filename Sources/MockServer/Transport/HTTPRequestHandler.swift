@@ -18,8 +18,8 @@ final class ConnectionRequests {
     private static let next = Locked<UInt64>(1)
 }
 
-/// One connection's HTTP/1.1 exchange (or one HTTP/2 stream's, `HTTP2ResponseAdapter`): collects a request, asks the engine for a plan,
-/// writes it as bytes (`ResponseHead` plus the body, one write). Pipelined requests that
+/// One connection's HTTP/1.1 exchange (or one HTTP/2 stream's, `HTTP2RequestDecoder`): collects a request, asks the engine for a plan,
+/// writes it as bytes (`ResponseHead` plus the body, one write), or on HTTP/2 as frames. Pipelined requests that
 /// arrive while a response is under way wait in a queue, and reading pauses until it
 /// drains, so answers go out in order. Errors stay on this connection.
 ///
