@@ -42,6 +42,18 @@ public struct ContractCheck<Provider: Sendable>: Sendable, Identifiable {
     }
 }
 
+/// Another run of a check, on its own server, and how to stop it.
+struct SiblingRun<Provider: Sendable>: Sendable {
+    let run: CheckRun<Provider>
+    let stop: @Sendable () async -> Void
+}
+
+extension Result where Failure == any Error {
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
+    }
+}
+
 /// What a check's body works with: the provider under test, its server, and expectations.
 public struct CheckRun<Provider: Sendable>: Sendable {
     public let provider: Provider
@@ -50,8 +62,50 @@ public struct CheckRun<Provider: Sendable>: Sendable {
     public let expectations: ServerExpectations
     /// The check's own executor: the provider's calls run and are timed there.
     public let isolation: CheckIsolation
+    /// Makes another run of this check on a fresh server of its own (`inParallel`).
+    let sibling: (@Sendable () async throws -> SiblingRun<Provider>)?
+
+    init(provider: Provider, engine: MockEngine, context: ProviderContext, expectations: ServerExpectations,
+         isolation: CheckIsolation, sibling: (@Sendable () async throws -> SiblingRun<Provider>)? = nil) {
+        self.provider = provider
+        self.engine = engine
+        self.context = context
+        self.expectations = expectations
+        self.isolation = isolation
+        self.sibling = sibling
+    }
 
     public var baseURL: URL { context.baseURL }
+
+    /// Runs `count` independent parts of a check at once: part 0 on this check's server,
+    /// every other part on a fresh server of its own (the same fixtures, scenarios and
+    /// network profile) with a provider of its own. Waits that do not depend on each other
+    /// (a timeout, a watch for a late retry) then overlap, and no part sees another's
+    /// requests or scenario. The results come in part order; the first part that threw
+    /// (in part order) rethrows once every part has ended.
+    public func inParallel<T: Sendable>(_ count: Int, _ part: @escaping @Sendable (CheckRun<Provider>, Int) async throws -> T) async throws -> [T] {
+        guard count > 1, let sibling else {
+            var results: [T] = []
+            for index in 0..<max(count, 0) { results.append(try await part(self, index)) }
+            return results
+        }
+        let results = await withTaskGroup(of: (Int, Result<T, any Error>).self) { group in
+            group.addTask { (0, await Result(catching: { try await part(self, 0) })) }
+            for index in 1..<count {
+                group.addTask {
+                    let other: SiblingRun<Provider>
+                    do { other = try await sibling() } catch { return (index, .failure(error)) }
+                    let result = await Result(catching: { try await part(other.run, index) })
+                    await other.stop()
+                    return (index, result)
+                }
+            }
+            var results: [(Int, Result<T, any Error>)] = []
+            for await result in group { results.append(result) }
+            return results.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+        return try results.map { try $0.get() }
+    }
     public var timeout: TimeInterval { context.timeout }
 
     /// An absolute URL on this check's server.

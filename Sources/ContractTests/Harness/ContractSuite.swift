@@ -33,7 +33,9 @@ public struct SuiteConfiguration: Sendable {
     public var timeout: TimeInterval
     public var timeoutMargin: TimeInterval
     public var transport: ContractTransport
-    /// Checks run at once.
+    /// Checks run at once (8 by default). Most of a check's time is spent waiting (a
+    /// provider's timeout, a watch for a late retry), not computing; each check keeps its own
+    /// server and executor (`CheckIsolation`), so neighbours do not skew its timing.
     public var parallelism: Int
     /// A check still running after this is stopped and failed.
     public var checkTimeLimit: TimeInterval
@@ -45,7 +47,7 @@ public struct SuiteConfiguration: Sendable {
 
     public init(fixturesDirectory: URL = MockFixtures.directory, restaurantVariant: RestaurantVariant = .original, openMarketVariant: OpenMarketVariant = .jan2022,
                 timeout: TimeInterval = 1, timeoutMargin: TimeInterval = 1, transport: ContractTransport = .sockets,
-                parallelism: Int = 4, checkTimeLimit: TimeInterval = 30, network: NetworkProfile? = nil,
+                parallelism: Int = 8, checkTimeLimit: TimeInterval = 30, network: NetworkProfile? = nil,
                 caDirectory: URL = LocalCA.defaultDirectory) {
         self.network = network
         self.caDirectory = caDirectory
@@ -124,6 +126,28 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
         func result(_ outcome: ContractReport.Outcome) -> ContractReport.Result {
             ContractReport.Result(id: check.id, level: check.level, summary: check.summary, outcome: outcome, duration: Date().timeIntervalSince(start))
         }
+        let made: SiblingRun<Provider>
+        do {
+            made = try await makeRun(check, preloaded, makeProvider)
+        } catch let failure as RunFailure {
+            return result(.error(failure.reason))
+        } catch {
+            return result(.error("\(error)"))
+        }
+        let outcome = await Self.limited(configuration.checkTimeLimit, on: made.run.isolation) { try await check.body(made.run) }
+        await made.stop()
+        return result(outcome)
+    }
+
+    /// Why a check's run could not be made: its words go into the report as they are.
+    struct RunFailure: Error {
+        let reason: String
+    }
+
+    /// A check's run: a fresh engine with the check's scenarios, its server (or in-process
+    /// registration), and a provider made for it. `CheckRun.inParallel` makes more of them.
+    func makeRun(_ check: ContractCheck<Provider>, _ preloaded: Preloaded,
+                 _ makeProvider: @escaping @Sendable (ProviderContext) async throws -> Provider) async throws -> SiblingRun<Provider> {
         let engine: MockEngine
         do {
             engine = try MockEngine(configuration: EngineConfiguration(
@@ -133,30 +157,29 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
                 imageCacheControl: check.imageCacheControl ?? "public, max-age=3600",
                 extraScenarios: check.scenarios, preloaded: preloaded, network: check.network ?? configuration.network))
         } catch {
-            return result(.error("the mock could not load its fixtures: \(error)"))
+            throw RunFailure(reason: "the mock could not load its fixtures: \(error)")
         }
         let endpoint: CheckEndpoint
         do {
             endpoint = try await CheckEndpoint.start(engine: engine, transport: configuration.transport, requestTimeout: configuration.timeout,
                                                   caDirectory: configuration.caDirectory)
         } catch {
-            return result(.error("the mock could not start: \(error)"))
+            throw RunFailure(reason: "the mock could not start: \(error)")
         }
         let timeout = configuration.timeout
         let context = ProviderContext(baseURL: endpoint.baseURL, timeout: timeout, sessionDelegate: endpoint.trust,
                                       sessionConfiguration: { endpoint.sessionConfiguration(timeout: timeout) })
-        let outcome: ContractReport.Outcome
+        let provider: Provider
         do {
-            let provider = try await makeProvider(context)
-            let isolation = CheckIsolation(label: check.id)
-            let run = CheckRun(provider: provider, engine: engine, context: context,
-                               expectations: ServerExpectations(journal: engine.journal), isolation: isolation)
-            outcome = await Self.limited(configuration.checkTimeLimit, on: isolation) { try await check.body(run) }
+            provider = try await makeProvider(context)
         } catch {
-            outcome = .error("the provider could not be made: \(error)")
+            await endpoint.stop()
+            throw RunFailure(reason: "the provider could not be made: \(error)")
         }
-        await endpoint.stop()
-        return result(outcome)
+        let run = CheckRun(provider: provider, engine: engine, context: context,
+                           expectations: ServerExpectations(journal: engine.journal), isolation: CheckIsolation(label: check.id),
+                           sibling: { try await makeRun(check, preloaded, makeProvider) })
+        return SiblingRun(run: run, stop: { await endpoint.stop() })
     }
 
     /// Response bodies up to this size are journaled, so a failure can show what the

@@ -67,18 +67,17 @@ public enum CommonChecks {
         }
         return ContractCheck(id, .required, "\(call) is sent once under a 500, a 503 or a timeout — never retried (duplicates)",
                              scenarios: scenarios) { run in
-            var problems: [String] = []
-            for (index, kind) in kinds.enumerated() {
+            // Each kind on a server of its own, at once: the timeout and the watches overlap.
+            let problems = try await run.inParallel(kinds.count) { run, index -> String? in
                 try run.use("no-retry-\(index)")
                 let before = run.expectations.requests(matching: pattern).count
                 // Room for a retrying provider to time out twice before it gives up.
                 let outcome = await run.outcome(within: run.timeout * 3 + 5) { try await invoke(run) }
                 try? await Task.sleep(nanoseconds: 300_000_000)   // a retry sent just after the call returned
                 let seen = run.expectations.requests(matching: pattern).count - before
-                if seen != 1 {
-                    problems.append("under \(kind.name) the server saw \(pattern) \(seen) times; the provider then \(outcome.summary)")
-                }
-            }
+                guard seen != 1 else { return nil }
+                return "under \(kinds[index].name) the server saw \(pattern) \(seen) times; the provider then \(outcome.summary)"
+            }.compactMap { $0 }
             try run.require(problems.isEmpty, "\(pattern) sent exactly once per call, also when it fails: a retried write is a duplicate",
                             actual: "the provider repeated (or never sent) it", differences: problems)
         }
