@@ -21,7 +21,9 @@ extension HTTPRequestHandler {
     /// The pace of `head`'s body, when its network profile limits the uplink (admin calls
     /// are never slowed).
     func uploadPace(for head: HTTPRequestHead) -> UploadPace? {
-        guard !AdminAPI.handles(String(head.uri.prefix { $0 != "?" })) else { return nil }
+        // Only a body is paced: a request without one (most GETs) has nothing to carry.
+        guard head.headers.contains(name: "content-length") || head.headers.contains(name: "transfer-encoding") || head.version.major == 2,
+              !AdminAPI.handles(String(head.uri.prefix { $0 != "?" })) else { return nil }
         let headers = HeaderFields(head.headers.map { ($0.name, $0.value) })
         guard case .success(let profile?) = engine.network.resolve(headers),
               let rate = profile.uplinkBitsPerSecond, rate > 0 else { return nil }
