@@ -130,7 +130,9 @@ let package = Package(
         // The floor for Benchmarks/bench.py: the least a SwiftNIO server does to answer the same bytes.
         .executableTarget(name: "nio-floor", dependencies: [
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "NIOTLS", package: "swift-nio"), .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+            .product(name: "NIOHPACK", package: "swift-nio-http2"),
         ], path: "Benchmarks/NIOFloor"),
         // Test-only support shared by the test targets (they run in one process).
         .target(name: "TestSupport", dependencies: ["MockServer", "ContractTests"], path: "Tests/TestSupport"),

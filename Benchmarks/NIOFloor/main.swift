@@ -4,36 +4,60 @@
 // No routing beyond an exact match, no journal, no scenarios: what the mock's extra work
 // costs is the distance between the two.
 //
-//   nio-floor FOLDER 'PATH|FILE|CONTENT-TYPE' ...   prints "Listening on http://127.0.0.1:PORT"
+// With `--tls CERT KEY`, it speaks TLS with the certificate the mock and nginx present
+// (swift-nio-ssl, as the mock), and HTTP/2 by ALPN through swift-nio-http2's stream
+// multiplexer, as the mock: a stream's answer is a HEADERS frame and a DATA frame, both
+// made once. That is the least SwiftNIO does to answer over TLS and HTTP/2.
+//
+//   nio-floor [--tls CERT KEY] FOLDER 'PATH|FILE|CONTENT-TYPE' ...
+//   prints "Listening on http://127.0.0.1:PORT" (https with --tls)
 //   (a request target, as sent, with its query: `/api/products?page_no=1&items_per_page=20`)
 import Foundation
 import NIOCore
+import NIOHPACK
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
+import NIOSSL
+import NIOTLS
 
-let arguments = Array(CommandLine.arguments.dropFirst())
-guard let folder = arguments.first else {
-    FileHandle.standardError.write(Data("usage: nio-floor FOLDER 'PATH|FILE|CONTENT-TYPE' ...\n".utf8))
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
     exit(2)
 }
 
-/// The full answer to each path, encoded once.
+var arguments = Array(CommandLine.arguments.dropFirst())
+var tls: NIOSSLContext?
+if arguments.first == "--tls" {
+    guard arguments.count >= 3 else { fail("usage: nio-floor [--tls CERT KEY] FOLDER 'PATH|FILE|CONTENT-TYPE' ...") }
+    do {
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMFile(arguments[1]).map { .certificate($0) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(file: arguments[2], format: .pem)))
+        configuration.minimumTLSVersion = .tlsv12   // as the mock (ServerTLS)
+        configuration.applicationProtocols = ["h2", "http/1.1"]
+        tls = try NIOSSLContext(configuration: configuration)
+    } catch {
+        fail("cannot use the certificate: \(error)")
+    }
+    arguments.removeFirst(3)
+}
+guard let folder = arguments.first else { fail("usage: nio-floor [--tls CERT KEY] FOLDER 'PATH|FILE|CONTENT-TYPE' ...") }
+
+/// The full answer to each path, encoded once: HTTP/1.1 bytes, and HTTP/2's fields and body.
 var answers: [String: ByteBuffer] = [:]
+var frames: [String: (HPACKHeaders, ByteBuffer)] = [:]
 for mapping in arguments.dropFirst() {
     let parts = mapping.split(separator: "|", maxSplits: 2).map(String.init)
-    guard parts.count == 3 else {
-        FileHandle.standardError.write(Data("not PATH|FILE|CONTENT-TYPE: \(mapping)\n".utf8))
-        exit(2)
-    }
-    guard let body = FileManager.default.contents(atPath: folder + "/" + parts[1]) else {
-        FileHandle.standardError.write(Data("cannot read \(parts[1])\n".utf8))
-        exit(2)
-    }
+    guard parts.count == 3 else { fail("not PATH|FILE|CONTENT-TYPE: \(mapping)") }
+    guard let body = FileManager.default.contents(atPath: folder + "/" + parts[1]) else { fail("cannot read \(parts[1])") }
     let type = parts[2]
     var buffer = ByteBufferAllocator().buffer(capacity: body.count + 128)
     buffer.writeString("HTTP/1.1 200 OK\r\nContent-Type: \(type)\r\nContent-Length: \(body.count)\r\n\r\n")
     buffer.writeBytes(body)
     answers[parts[0]] = buffer
+    frames[parts[0]] = (HPACKHeaders([(":status", "200"), ("content-type", type), ("content-length", String(body.count))]),
+                        ByteBufferAllocator().buffer(bytes: body))
 }
 let notFound: ByteBuffer = {
     var buffer = ByteBufferAllocator().buffer(capacity: 64)
@@ -55,18 +79,57 @@ final class FloorHandler: ChannelInboundHandler, Sendable {
     func channelReadComplete(context: ChannelHandlerContext) { context.flush() }
 }
 
+/// One HTTP/2 stream: on the request's HEADERS, the answer's HEADERS and DATA frames.
+final class FloorStreamHandler: ChannelInboundHandler, Sendable {
+    typealias InboundIn = HTTP2Frame.FramePayload
+    typealias OutboundOut = HTTP2Frame.FramePayload
+    let frames: [String: (HPACKHeaders, ByteBuffer)]
+    init(frames: [String: (HPACKHeaders, ByteBuffer)]) { self.frames = frames }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .headers(let request) = unwrapInboundIn(data) else { return }
+        guard let path = request.headers.first(name: ":path"), let (fields, body) = frames[path] else {
+            context.writeAndFlush(wrapOutboundOut(.headers(.init(headers: [":status": "404"], endStream: true))), promise: nil)
+            return
+        }
+        context.write(wrapOutboundOut(.headers(.init(headers: fields))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(body), endStream: true))), promise: nil)
+    }
+}
+
 let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 let frozen = answers
+let frozenFrames = frames
+let secure = tls
 let channel = try await ServerBootstrap(group: group)
     .serverChannelOption(.backlog, value: 1024)
     .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
     .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
     .childChannelInitializer { channel in
-        channel.eventLoop.makeCompletedFuture {
+        @Sendable func addHTTP1(_ channel: any Channel) throws {
             try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
             try channel.pipeline.syncOperations.addHandler(FloorHandler(answers: frozen))
         }
+        guard let secure else { return channel.eventLoop.makeCompletedFuture { try addHTTP1(channel) } }
+        return channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: secure))
+        }.flatMap {
+            channel.configureHTTP2SecureUpgrade(
+                h2ChannelConfigurator: { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+                            mode: .server, connectionConfiguration: .init(), streamConfiguration: .init()
+                        ) { stream in
+                            stream.eventLoop.makeCompletedFuture {
+                                try stream.pipeline.syncOperations.addHandler(FloorStreamHandler(frames: frozenFrames))
+                            }
+                        }
+                    }
+                },
+                http1ChannelConfigurator: { channel in channel.eventLoop.makeCompletedFuture { try addHTTP1(channel) } })
+        }
     }
     .bind(host: "127.0.0.1", port: 0).get()
-FileHandle.standardOutput.write(Data("Listening on http://127.0.0.1:\(channel.localAddress?.port ?? 0)\n".utf8))
+let scheme = tls == nil ? "http" : "https"
+FileHandle.standardOutput.write(Data("Listening on \(scheme)://127.0.0.1:\(channel.localAddress?.port ?? 0)\n".utf8))
 try await channel.closeFuture.get()
