@@ -32,6 +32,19 @@ public struct RequestConformance: Sendable {
         let place: String
         let required: Bool
         let schema: JSONValue
+        /// Made once, not per request: where a violation is (`$.query.page_no`) and the
+        /// schema's types.
+        let location: String
+        let types: [String]
+
+        init(name: String, place: String, required: Bool, schema: JSONValue) {
+            self.name = name
+            self.place = place
+            self.required = required
+            self.schema = schema
+            self.location = "$.\(place).\(name)"
+            self.types = SchemaValidator.typeNames(schema["type"] ?? .null)
+        }
     }
 
     struct Operation: Sendable {
@@ -156,9 +169,8 @@ public struct RequestConformance: Sendable {
 
     /// A parameter's text, read as its schema's type, against the schema.
     private func check(_ text: String, _ parameter: Parameter, in operation: Operation) -> [RequestViolation] {
-        let where_ = "$.\(parameter.place).\(parameter.name)"
-        let value = Self.typed(text, as: SchemaValidator.typeNames(parameter.schema["type"] ?? .null))
-        return operation.validator.problems(value, against: parameter.schema, at: where_).map(Self.violation)
+        let value = Self.typed(text, as: parameter.types)
+        return operation.validator.problems(value, against: parameter.schema, at: parameter.location).map(Self.violation)
     }
 
     /// `text` as the JSON value a parameter of these types stands for: an integer only
