@@ -1,5 +1,8 @@
 import ContractTests
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Scenarios
 import Testing
 
@@ -84,5 +87,30 @@ import Testing
         #expect(!report.passed)
         #expect("\(report)".contains("part 1 failed on purpose"), "\(report)")
         #expect(ended.withLock { $0 } == 3, "every part ran to its end")
+    }
+
+    /// A check stopped at its time limit stops its parts' servers too, while a part is
+    /// still waiting (a provider that never gives up).
+    @Test func aCheckPastItsTimeLimitStopsEveryPartsServer() async throws {
+        let addresses = Locked<[URL]>([])
+        let check = ContractCheck<any RestaurantProvider>("parts", .required, "a part never ends") { run in
+            _ = try await run.inParallel(2) { run, index -> Int in
+                addresses.withLock { $0.append(run.baseURL) }
+                if index == 1 { try? await Task.sleep(nanoseconds: 8_000_000_000) }
+                return index
+            }
+        }
+        var configuration = SuiteConfiguration()
+        configuration.checkTimeLimit = 1
+        let report = await RestaurantContract.suite(configuration).only([]).adding(check).run { ReferenceRestaurantProvider(context: $0) }
+        #expect(!report.passed && "\(report)".contains("did not finish within"), "\(report)")
+        let urls = addresses.withLock { $0 }
+        try #require(urls.count == 2)
+        for url in urls {
+            var request = URLRequest(url: url.appendingPathComponent("categories"))
+            request.timeoutInterval = 2
+            let answered = (try? await URLSession.shared.data(for: request)) != nil
+            #expect(!answered, "\(url) still answers after the check ended")
+        }
     }
 }

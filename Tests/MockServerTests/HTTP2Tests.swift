@@ -152,6 +152,7 @@ import Testing
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let (server, base) = try await Self.start([
             Rule("empty", .get("/nothing"), always: .status(204, headers: ["X-Why": "empty"])),
+            Rule("early-hints", .get("/hints"), always: .status(103)),
             Rule("headers", .get("/custom"), always: .status(201, json: .object(["ok": .bool(true)]),
                                                               headers: ["X-Upper-Case": "kept", "Connection": "close", "Keep-Alive": "timeout=5"])),
         ])
@@ -172,6 +173,10 @@ import Testing
         let empty = try await Self.nghttp([base + "/nothing"])
         #expect(empty.frames.map(\.type) == ["HEADERS"] && empty.fields[":status"] == "204", "\(empty.frames) \(empty.fields)")
         #expect(empty.fields["content-length"] == nil && empty.fields["x-why"] == "empty", "\(empty.fields)")
+
+        // 1xx is no final answer on HTTP/2 (RFC 9113 §8.1): a 500 that says so.
+        let hints = try await Self.nghttp([base + "/hints"])
+        #expect(hints.fields[":status"] == "500" && hints.frames.map(\.type) == ["HEADERS", "DATA"], "\(hints.frames) \(hints.fields)")
 
         let custom = try await Self.nghttp([base + "/custom"])
         #expect(custom.fields[":status"] == "201")

@@ -49,7 +49,7 @@ struct SiblingRun<Provider: Sendable>: Sendable {
 }
 
 extension Result where Failure == any Error {
-    init(catching body: () async throws -> Success) async {
+    fileprivate init(catching body: () async throws -> Success) async {
         do { self = .success(try await body()) } catch { self = .failure(error) }
     }
 }
@@ -95,7 +95,8 @@ public struct CheckRun<Provider: Sendable>: Sendable {
                 group.addTask {
                     let other: SiblingRun<Provider>
                     do { other = try await sibling() } catch { return (index, .failure(error)) }
-                    let result = await Result(catching: { try await part(other.run, index) })
+                    // On the sibling's own executor, as its calls are timed there.
+                    let result = await other.run.isolation.task { await Result(catching: { try await part(other.run, index) }) }.value
                     await other.stop()
                     return (index, result)
                 }

@@ -33,10 +33,17 @@ public struct SuiteConfiguration: Sendable {
     public var timeout: TimeInterval
     public var timeoutMargin: TimeInterval
     public var transport: ContractTransport
-    /// Checks run at once (8 by default). Most of a check's time is spent waiting (a
-    /// provider's timeout, a watch for a late retry), not computing; each check keeps its own
-    /// server and executor (`CheckIsolation`), so neighbours do not skew its timing.
+    /// Checks run at once (`defaultParallelism`). Most of a check's time is spent waiting
+    /// (a provider's timeout, a watch for a late retry), not computing.
     public var parallelism: Int
+
+    /// 8 where each check gets an executor of its own (`CheckIsolation`: task executors,
+    /// macOS 15, iOS 18, tvOS 18, and Linux), so a provider that blocks its thread delays
+    /// only its own check; 4 before those, where every check shares the cooperative pool.
+    public static var defaultParallelism: Int {
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) { return 8 }
+        return 4
+    }
     /// A check still running after this is stopped and failed.
     public var checkTimeLimit: TimeInterval
     /// Every check's server plays this network profile (a check's own wins). Timing checks
@@ -47,7 +54,7 @@ public struct SuiteConfiguration: Sendable {
 
     public init(fixturesDirectory: URL = MockFixtures.directory, restaurantVariant: RestaurantVariant = .original, openMarketVariant: OpenMarketVariant = .jan2022,
                 timeout: TimeInterval = 1, timeoutMargin: TimeInterval = 1, transport: ContractTransport = .sockets,
-                parallelism: Int = 8, checkTimeLimit: TimeInterval = 30, network: NetworkProfile? = nil,
+                parallelism: Int = SuiteConfiguration.defaultParallelism, checkTimeLimit: TimeInterval = 30, network: NetworkProfile? = nil,
                 caDirectory: URL = LocalCA.defaultDirectory) {
         self.network = network
         self.caDirectory = caDirectory
@@ -176,10 +183,20 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
             await endpoint.stop()
             throw RunFailure(reason: "the provider could not be made: \(error)")
         }
+        // A sibling's server stops with this run's, also when the check passed its time
+        // limit and a part is still waiting on a provider that never gives up.
+        let siblings = Locked<[SiblingRun<Provider>]>([])
         let run = CheckRun(provider: provider, engine: engine, context: context,
                            expectations: ServerExpectations(journal: engine.journal), isolation: CheckIsolation(label: check.id),
-                           sibling: { try await makeRun(check, preloaded, makeProvider) })
-        return SiblingRun(run: run, stop: { await endpoint.stop() })
+                           sibling: {
+                               let sibling = try await makeRun(check, preloaded, makeProvider)
+                               siblings.withLock { $0.append(sibling) }
+                               return sibling
+                           })
+        return SiblingRun(run: run, stop: {
+            for sibling in siblings.withLock({ $0 }) { await sibling.stop() }
+            await endpoint.stop()
+        })
     }
 
     /// Response bodies up to this size are journaled, so a failure can show what the
@@ -230,7 +247,10 @@ struct CheckEndpoint: Sendable {
         case .secureSockets:
             let server = MockHTTPServer(engine: engine, configuration: ServerConfiguration(tls: TLSSettings(caDirectory: caDirectory)), logger: logger)
             let address = try await server.start()
-            guard let ca = await server.certificateAuthority else { throw ServerError.notRunning }
+            guard let ca = await server.certificateAuthority else {
+                await server.stop()
+                throw ServerError.notRunning
+            }
             #if os(Linux)
             // libcurl asks no trust question: URLSession trusts the system store only.
             guard ca.isInSystemBundle() else {

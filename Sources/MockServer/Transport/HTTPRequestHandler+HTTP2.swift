@@ -64,6 +64,13 @@ extension HTTPRequestHandler {
     /// The whole response on a stream: HEADERS, then the body in one DATA frame or paced.
     func respondOnHTTP2(status: Int, headers: HeaderFields, body: Data, contentLength: Int?, pacing: BodyPacing?,
                         context: ChannelHandlerContext, keepAlive: Bool) {
+        guard !(100..<200).contains(status) else {
+            // An informational status is no final answer on HTTP/2 (RFC 9113 §8.1): say so.
+            let error = ResponsePlan.error(500, "The response's status \(status) is informational: HTTP/2 needs a final status (200-599)")
+            respondOnHTTP2(status: 500, headers: error.headers, body: error.body, contentLength: error.body.count, pacing: nil,
+                           context: context, keepAlive: keepAlive)
+            return
+        }
         let head = Self.headersFrame(status: status, headers: headers, contentLength: contentLength, endStream: body.isEmpty)
         guard !body.isEmpty else {
             send(NIOAny(head), context: context, keepAlive: keepAlive)

@@ -266,7 +266,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 var plan = responder.respond(to: request)
                 addConnectionSetup(to: &plan)
                 inFlight = (plan.journalID, receivedAt)
-                execute(plan, for: head, context: context, keepAlive: head.isKeepAlive)
+                execute(plan, for: head, context: context, keepAlive: keepsAlive(head))
             case .discarding(let head, _, let receivedAt):
                 clock?.requestEnded()
                 state = .responding
@@ -298,8 +298,16 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 handler.finishTiming()
                 return
             }
-            handler.execute(plan, for: head, context: context, keepAlive: head.isKeepAlive)
+            handler.execute(plan, for: head, context: context, keepAlive: handler.keepsAlive(head))
         }
+    }
+
+    /// Whether the connection stays open after this request's answer: HTTP/1.1's rules, and
+    /// always on an HTTP/2 stream, which ends with its answer while the connection goes on
+    /// (NIO's `isKeepAlive` says false for version 2, which sent every stream down the
+    /// closing path).
+    func keepsAlive(_ head: HTTPRequestHead) -> Bool {
+        http2 != nil || head.isKeepAlive
     }
 
     func channelInactive(context: ChannelHandlerContext) {
