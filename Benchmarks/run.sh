@@ -2,7 +2,7 @@
 # The benchmark against nginx (see README, "Performance"). Builds in release mode,
 # installs wrk and nginx from Debian's packages if missing, then runs bench.py.
 # Arguments go to bench.py: --readme writes the results into README.md, --quick is a
-# short run that only proves everything works.
+# short run that only proves everything works, --only growth runs only the growth rows.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,5 +25,6 @@ fi
 swift build -c release --static-swift-stdlib --product mock-server
 swift build -c release --static-swift-stdlib --product contract-timing
 swift build -c release --static-swift-stdlib --product nio-floor
+# The growth rows hold 10,000 connections in wrk and in each server.
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 exec python3 Benchmarks/bench.py "$@"
