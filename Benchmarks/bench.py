@@ -229,9 +229,10 @@ class Floor:
     pre-encoded buffer per request, NIO's decoder, one event loop)."""
     name = "nio-floor"
 
-    def __init__(self, binary, core, folder, routes):
+    def __init__(self, binary, core, folder, routes, tls=None):
         mappings = [f"{path}|{file}|{content_type}" for path, (file, content_type) in routes.items()]
-        self.proc = subprocess.Popen(pinned(core, [binary, os.path.join(folder, "www"), *mappings]),
+        secure = ["--tls", *tls] if tls else []   # the certificate and key the mock and nginx present
+        self.proc = subprocess.Popen(pinned(core, [binary, *secure, os.path.join(folder, "www"), *mappings]),
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         STARTED.append(self.proc)
         line = self.proc.stdout.readline().strip()
@@ -639,11 +640,13 @@ def h2load(url, clients, requests, streams, core, h1=False):
             "seconds": float(match.group(1)) / (1000 if match.group(2) == "ms" else 1)}
 
 
-def tls(args, binary, nginx_binary, cores, folder):
+def tls(args, binary, nginx_binary, floor_binary, cores, folder):
     """HTTPS against nginx with TLS: the same certificate, the same bytes, the same run.
     Keep-alive req/s over HTTP/1.1 (wrk) and HTTP/2 (h2load, 10 streams per connection),
     and full handshakes per second (a new connection per request: wrk with
-    `Connection: close`; h2load with one request per client)."""
+    `Connection: close`; h2load with one request per client). nio-floor with the same
+    certificate (swift-nio-ssl and swift-nio-http2, as the mock) shows the least SwiftNIO
+    does for each row."""
     cert, key = make_certificate(binary, folder)
     mock = Mock(binary, cores[1], ["--tls", "--tls-cert", cert, "--tls-key", key], tls=True)
     context = ssl.create_default_context(cafile=os.path.join(folder, "ca", "ca.pem"))
@@ -655,12 +658,17 @@ def tls(args, binary, nginx_binary, cores, folder):
     b = urllib.request.urlopen(nginx.base + "/menu", context=context).read()
     if a != b:
         raise RuntimeError("over TLS, nginx and the mock serve different bytes")
+    floor = Floor(floor_binary, cores[1], folder, {"/menu": ("menu.json", "application/json")}, tls=(cert, key))
+    if urllib.request.urlopen(floor.base + "/menu", context=ssl._create_unverified_context()).read() != a:
+        raise RuntimeError("over TLS, nio-floor and the mock serve different bytes")
+    servers = [mock, nginx, floor]
     runs = {}
     seconds = args.duration
-    for server in (mock, nginx):   # warm-up
+    for server in servers:   # warm-up
         wrk(server.base + "/menu", 16, 1, cores[0])
     for round_number in range(args.rounds):
-        order = (mock, nginx) if round_number % 2 == 0 else (nginx, mock)
+        shift = round_number % len(servers)
+        order = servers[shift:] + servers[:shift]
         for server in order:
             keep = wrk(server.base + "/menu", 64, seconds, cores[0])
             # A new connection per request, the same client for both servers: h2load over
@@ -678,6 +686,7 @@ def tls(args, binary, nginx_binary, cores, folder):
                 f"h2 handshakes {row['h2_handshakes']:>6.0f}/s, errors {row['errors']}")
     stop(mock.proc)
     stop(nginx.proc)
+    stop(floor.proc)
     return runs
 
 
@@ -742,14 +751,15 @@ def report(args, runs, targets, delay, starts, mem, contracts, sizes, tls_runs, 
     lines.append("")
     lines.append("Over TLS (the same P-256 certificate from the mock's CA for both; TLS 1.3; no session reuse), `/menu`:")
     lines.append("")
-    lines.append("| | mock req/s | nginx req/s | ratio |")
-    lines.append("|---|---:|---:|---:|")
-    tls_figures = {}
+    lines.append("| | mock req/s | nginx req/s | ratio | floor req/s | mock/floor | floor/nginx |")
+    lines.append("|---|---:|---:|---:|---:|---:|---:|")
+    tls_figures, tls_floor = {}, {}
     for key, label in (("h1_keepalive", "HTTP/1.1 keep-alive, 64 conns (wrk)"), ("h1_handshakes", "HTTP/1.1 one request per connection, 200 conns: handshakes/s (h2load --h1)"),
                        ("h2_keepalive", "HTTP/2 keep-alive, 16 conns × 10 streams (h2load)"), ("h2_handshakes", "HTTP/2 one request per connection, 200 conns: handshakes/s (h2load)")):
-        m, n = median_of(tls_runs["mock-server"], key), median_of(tls_runs["nginx"], key)
+        m, n, f = (median_of(tls_runs[name], key) for name in ("mock-server", "nginx", "nio-floor"))
         tls_figures[key] = m / n
-        lines.append(f"| {label} | {m:,.0f} | {n:,.0f} | {m / n:.2f}× |")
+        tls_floor[key] = (m / f, f / n)
+        lines.append(f"| {label} | {m:,.0f} | {n:,.0f} | {m / n:.2f}× | {f:,.0f} | {m / f:.2f}× | {f / n:.2f}× |")
     tls_errors = sum(run["errors"] for runs_ in tls_runs.values() for run in runs_)
     (mock_start, mock_starts), (nginx_start, _) = starts
     (plain_start, _), (tls_start, tls_start_samples) = tls_starts["plain"], tls_starts["tls"]
@@ -785,7 +795,11 @@ def report(args, runs, targets, delay, starts, mem, contracts, sizes, tls_runs, 
          f"{per_test['median_ms']:.2f} / {per_test['p99_ms']:.2f} ms"),
         ("each contract suite ≤ 1.2 s at the default timeout", all(t <= 1.2 for t in contract_seconds), " / ".join(f"{t:.2f}" for t in contract_seconds) + " s"),
         ("HTTPS HTTP/1.1 keep-alive ≥ 1.0× nginx", tls_figures["h1_keepalive"] >= 1.0, f"{tls_figures['h1_keepalive']:.2f}×"),
+        ("…or within 5 % of nio-floor over TLS (floor: {:.2f}× nginx)".format(tls_floor["h1_keepalive"][1]),
+         tls_floor["h1_keepalive"][0] >= 0.95, f"{tls_floor['h1_keepalive'][0]:.2f}×"),
         ("HTTP/2 keep-alive (h2load) ≥ 0.9× nginx", tls_figures["h2_keepalive"] >= 0.9, f"{tls_figures['h2_keepalive']:.2f}×"),
+        ("…or within 5 % of nio-floor's HTTP/2 (floor: {:.2f}× nginx)".format(tls_floor["h2_keepalive"][1]),
+         tls_floor["h2_keepalive"][0] >= 0.95, f"{tls_floor['h2_keepalive'][0]:.2f}×"),
         ("start-up with --tls and an existing CA ≤ 2× plain", tls_start <= 2 * plain_start, f"{tls_start / plain_start:.2f}×"),
         ("TLS runs without an error (both servers)", tls_errors == 0, f"{tls_errors} errors"),
         ("RSS after 1M requests ≤ 32 MB", marks["full"][1] <= 32 and marks["full"][0] >= args.million, f"{marks['full'][1]:.1f} MB"),
@@ -930,7 +944,7 @@ def main():
     parser.add_argument("--time-limit", type=int, default=1200, help="the whole run stops after this many seconds")
     parser.add_argument("--quick", action="store_true", help="one short round of everything: proves the script works, figures are rough")
     parser.add_argument("--readme", action="store_true", help="write the results into README.md")
-    parser.add_argument("--only", choices=["growth"], help="only these rows (nginx tuned on /menu alone), printed, not written to results.md")
+    parser.add_argument("--only", choices=["growth", "tls"], help="only these rows (nginx tuned on /menu alone), printed, not written to results.md")
     args = parser.parse_args()
     if args.quick:
         # One round of everything, but 3 s per measurement: a 1 s round is too short for a ratio.
@@ -959,7 +973,7 @@ def main():
     nginx_binary = shutil.which("nginx") or "/usr/sbin/nginx"
     tools = (("mock-server", args.binary), ("contract-timing", args.contract_timing), ("nio-floor", args.floor), ("nginx", nginx_binary))
     for tool, path in tools:
-        if args.only and tool in ("contract-timing", "nio-floor"):
+        if args.only and tool == "contract-timing" or args.only == "growth" and tool == "nio-floor":
             continue
         if not os.access(path, os.X_OK):
             sys.exit(f"error: {tool} not found at {path} (Benchmarks/run.sh builds and installs everything)")
@@ -1005,6 +1019,13 @@ def main():
             print("\n".join(lines))
             log("every target met" if all(met for _, met, _ in targets_met) else "some targets missed (see the table)")
             return
+        if args.only == "tls":
+            stop(mock.proc)
+            tls_runs = tls(args, args.binary, nginx_binary, args.floor, cores, folder)
+            for key in ("h1_keepalive", "h1_handshakes", "h2_keepalive", "h2_handshakes"):
+                m, n, f = (median_of(tls_runs[name], key) for name in ("mock-server", "nginx", "nio-floor"))
+                print(f"{key:14} mock {m:>9,.0f}  nginx {n:>9,.0f}  floor {f:>9,.0f}  mock/nginx {m / n:.2f}×  mock/floor {m / f:.2f}×  floor/nginx {f / n:.2f}×")
+            return
         nginx = Nginx(nginx_binary, cores[1], folder)
         floor = Floor(args.floor, cores[1], folder, routes)
         for label, path in targets.items():
@@ -1032,7 +1053,7 @@ def main():
         log("  " + ", ".join(f"{n:,}: {r:.1f} MB" for n, r in mem[2]))
 
         log(f"TLS: {args.rounds} rounds × 2 servers; HTTP/1.1 and HTTP/2, keep-alive and handshakes")
-        tls_runs = tls(args, args.binary, nginx_binary, cores, folder)
+        tls_runs = tls(args, args.binary, nginx_binary, args.floor, cores, folder)
         log("start-up with --tls and an existing CA, beside plain")
         tls_starts = tls_startup(args.binary, cores, folder, args.startups)
         log(f"  plain {tls_starts['plain'][0]:.1f} ms, tls {tls_starts['tls'][0]:.1f} ms")
