@@ -117,6 +117,10 @@ public actor MockHTTPServer {
         func bootstrap(secure: Bool) -> ServerBootstrap {
             ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 1024)
+                // Accept a burst of connections per wake-up (NIO's default is 4): with 10,000
+                // clients connecting at once the kernel's queue overflowed and dropped
+                // handshakes that nginx, accepting until the queue is empty, kept (#24).
+                .serverChannelOption(.maxMessagesPerRead, value: 256)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
                 .childChannelOption(.maxMessagesPerRead, value: 16)
