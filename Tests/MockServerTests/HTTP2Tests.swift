@@ -68,6 +68,7 @@ import Testing
                                               "-w", "%{url_effective} %{http_version} %{http_code} %{num_connects} %{time_total}\n",
                                               base + "/menu", base + "/categories"])
             #expect(result.status == 0, "\(result.stderr)")
+            print("NGHTTP", result.stdout)
             let lines = result.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
             let menu = try #require(lines.first { $0[0].hasSuffix("/menu") })
             let categories = try #require(lines.first { $0[0].hasSuffix("/categories") })
@@ -141,6 +142,42 @@ import Testing
         let result = try await Tool.run("nghttp", ["-nv", "-t", "5"] + arguments)
         #expect(result.status == 0, "nghttp: \(result.stderr) \(result.stdout.suffix(500))")
         return FrameLog(result.stdout)
+    }
+
+    /// A stopping server tells an HTTP/2 client with GOAWAY (NO_ERROR, naming the stream it
+    /// took), finishes the stream under way, and only then closes the connection: the
+    /// grace of HTTP/1.1's `Connection: close`, in HTTP/2's words (RFC 9113 6.8).
+    @Test func aStoppingServerSendsGoAwayAndFinishesTheStreamUnderWay() async throws {
+        // The delay must outlast the time `stop()` takes to reach the connection on a busy
+        // machine (see GracefulStopTests): an answer done before it leaves nghttp nothing to
+        // hear, as nghttp hangs up after its last answer.
+        try await withTestGate(exclusive: true) {
+            let ca = try TestCA.trusted()
+            let scenario = Scenario(name: "h2-slow", rules: [Rule("slow", .get("/categories"), always: Outcome(.simulator, latency: .fixed(8)))])
+            let server = try await TestServer.start(scenarios: [scenario], scenario: scenario.name,
+                                                    limits: ConnectionLimits(shutdownGrace: .seconds(20)),
+                                                    tls: TLSSettings(caDirectory: ca.directory))
+            async let run = Tool.run("nghttp", ["-nv", "-t", "30", "https://localhost:\(server.port)/categories"])
+            // The stream is under way once its request is journaled (before the delay).
+            for _ in 0..<200 where !server.engine.journal.entries().contains(where: { $0.request.path == "/categories" }) {
+                try await Task.sleep(nanoseconds: 25_000_000)
+            }
+            #expect(server.engine.journal.entries().count == 1, "nghttp's request reached the server")
+            await server.server.stop()
+            let result = try await run
+            #expect(result.status == 0, "nghttp: \(result.stderr) \(result.stdout.suffix(800))")
+            let lines = result.stdout.split(separator: "\n")
+            // nghttp opens its request on a stream after its priority streams (13 today).
+            let request = try #require(result.stdout.firstMatch(of: /send HEADERS frame <[^>]*stream_id=(\d+)>/)?.1, "\(result.stdout.prefix(800))")
+            let goAway = try #require(lines.firstIndex { $0.contains("recv GOAWAY frame") }, "no GOAWAY: \(result.stdout.suffix(800))")
+            #expect(lines[goAway + 1].contains("(last_stream_id=\(request), error_code=NO_ERROR(0x00)"), "\(lines[goAway...].prefix(3))")
+            let log = FrameLog(result.stdout)
+            #expect(log.fields[":status"] == "200")
+            // The stream's answer came after the GOAWAY, whole: HEADERS, then DATA ending the stream.
+            let data = try #require(lines.lastIndex { $0.contains("recv DATA frame") })
+            #expect(data > goAway, "the answer followed the GOAWAY")
+            #expect(log.frames.last?.type == "DATA" && (log.frames.last!.flags & 0x1) == 1, "\(log.frames)")
+        }
     }
 
     /// A response is one HEADERS frame and one DATA frame that ends the stream: no empty

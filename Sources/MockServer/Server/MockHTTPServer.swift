@@ -98,8 +98,9 @@ public actor MockHTTPServer {
             settings.append(HTTP2Setting(parameter: .maxHeaderListSize, value: limits.maxHeadSize))
             var connection = NIOHTTP2Handler.ConnectionConfiguration()
             connection.initialSettings = settings
+            let streams = HTTP2OpenStreams(eventLoop: channel.eventLoop)
             _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
-                mode: .server, connectionConfiguration: connection, streamConfiguration: .init()
+                mode: .server, connectionConfiguration: connection, streamConfiguration: .init(), streamDelegate: streams
             ) { stream in
                 stream.eventLoop.makeCompletedFuture {
                     let (facts, requests) = shared.value
@@ -112,6 +113,7 @@ public actor MockHTTPServer {
                         http2: facts, connectionRequests: requests))
                 }
             }
+            try channel.pipeline.syncOperations.addHandler(HTTP2GracefulClose(streams: streams))
         }
 
         func bootstrap(secure: Bool) -> ServerBootstrap {

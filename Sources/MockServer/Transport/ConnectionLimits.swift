@@ -47,6 +47,3 @@ enum ConnectionClockEvent {
     /// The request head passed `maxHeadSize` bytes.
     case headTooLarge(limit: Int)
 }
-
-/// A stopping server asks each connection to finish (a user inbound event).
-struct GracefulStop {}

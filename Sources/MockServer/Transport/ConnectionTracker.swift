@@ -38,7 +38,9 @@ final class ConnectionTracker: Sendable {
         let channels = open.withLock { Array($0.values) }
         guard !channels.isEmpty else { return }
         for channel in channels {
-            channel.pipeline.fireUserInboundEventTriggered(GracefulStop())
+            // NIO's quiesce event: HTTP/1.1 handlers finish their response and close; the
+            // HTTP/2 multiplexer passes it to every stream, and HTTP2GracefulClose sends GOAWAY.
+            channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
         }
         // Done when the last one closes (idle ones close at once), not on a polling tick:
         // a test's server stops in microseconds, not 10 ms.
@@ -55,10 +57,11 @@ final class ConnectionTracker: Sendable {
         await closeAll()
     }
 
+    /// Closes every connection at once, and returns when all are closed.
     func closeAll() async {
         let channels = open.withLock { Array($0.values) }
-        for channel in channels {
-            try? await channel.close()
-        }
+        guard let first = channels.first else { return }
+        for channel in channels { channel.close(promise: nil) }
+        try? await EventLoopFuture.andAllComplete(channels.map(\.closeFuture), on: first.eventLoop).get()
     }
 }

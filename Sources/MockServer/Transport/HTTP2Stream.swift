@@ -85,3 +85,80 @@ final class HTTP2ConnectionFacts {
         self.parent = parent
     }
 }
+
+/// The open streams of one HTTP/2 connection, as `NIOHTTP2Handler` reports them (its
+/// inline multiplexer tells a stream delegate, not the pipeline). Used on the
+/// connection's event loop only.
+final class HTTP2OpenStreams: NIOHTTP2StreamDelegate {
+    private struct State {
+        var open = Set<HTTP2StreamID>()
+        var last = HTTP2StreamID.rootStream
+        var whenNoneOpen: (() -> Void)?
+    }
+    private let state: NIOLoopBoundBox<State>
+
+    init(eventLoop: any EventLoop) {
+        state = NIOLoopBoundBox(State(), eventLoop: eventLoop)
+    }
+
+    /// The highest stream the client opened (the root stream if none).
+    var last: HTTP2StreamID { state.value.last }
+
+    /// Runs `action` once no stream is open: now, or when the last open one closes.
+    func whenNoneOpen(_ action: @escaping () -> Void) {
+        if state.value.open.isEmpty { action() } else { state.value.whenNoneOpen = action }
+    }
+
+    func streamCreated(_ id: HTTP2StreamID, channel: any Channel) {
+        state.value.open.insert(id)
+        state.value.last = max(state.value.last, id)
+    }
+
+    func streamClosed(_ id: HTTP2StreamID, channel: any Channel) {
+        state.value.open.remove(id)
+        if state.value.open.isEmpty, let action = state.value.whenNoneOpen {
+            state.value.whenNoneOpen = nil
+            action()
+        }
+    }
+}
+
+/// A stopping server's HTTP/2 connection: GOAWAY (NO_ERROR, naming the last stream it
+/// took) at once, so the client opens no more streams here, then the connection closes
+/// when its last open stream does (each stream's handler finishes its answer first).
+///
+/// Sits after `NIOHTTP2Handler`, which passes NIO's quiesce event on to every stream.
+/// Without it a stopping server held idle HTTP/2 connections for the whole shutdown grace.
+final class HTTP2GracefulClose: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
+
+    private let streams: HTTP2OpenStreams
+    private var stopping = false
+
+    init(streams: HTTP2OpenStreams) {
+        self.streams = streams
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        context.fireChannelRead(data)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent, !stopping {
+            stopping = true
+            let goAway = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: streams.last, errorCode: .noError, opaqueData: nil))
+            context.writeAndFlush(wrapOutboundOut(goAway), promise: nil)
+            // The last stream closes as its final frame is written, before the flush that
+            // sends it: close on the next tick, after flushing.
+            let loop = context.eventLoop.assumeIsolated()
+            streams.whenNoneOpen {
+                loop.execute {
+                    context.flush()
+                    context.close(promise: nil)
+                }
+            }
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+}

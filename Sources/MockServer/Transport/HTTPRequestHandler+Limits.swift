@@ -28,7 +28,8 @@ extension HTTPRequestHandler {
             }
             return
         }
-        if event is GracefulStop {
+        // A stopping server asks each connection (each HTTP/2 stream) to finish (NIO's quiesce event).
+        if event is ChannelShouldQuiesceEvent {
             stopRequested = true
             if case .idle = state, queued.isEmpty {
                 finishClosing()
