@@ -68,7 +68,6 @@ import Testing
                                               "-w", "%{url_effective} %{http_version} %{http_code} %{num_connects} %{time_total}\n",
                                               base + "/menu", base + "/categories"])
             #expect(result.status == 0, "\(result.stderr)")
-            print("NGHTTP", result.stdout)
             let lines = result.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
             let menu = try #require(lines.first { $0[0].hasSuffix("/menu") })
             let categories = try #require(lines.first { $0[0].hasSuffix("/categories") })
@@ -142,6 +141,36 @@ import Testing
         let result = try await Tool.run("nghttp", ["-nv", "-t", "5"] + arguments)
         #expect(result.status == 0, "nghttp: \(result.stderr) \(result.stdout.suffix(500))")
         return FrameLog(result.stdout)
+    }
+
+    /// An answer that flow control holds back still arrives whole after the GOAWAY of a
+    /// stopping server: the stream ends with END_STREAM, not RST_STREAM. The client is
+    /// hyper-h2 (PyPI) with its stream window at 0 until the GOAWAY.
+    @Test func aStoppingServerDeliversAnAnswerFlowControlHeldBack() async throws {
+        try await withTestGate(exclusive: true) {
+            let ca = try TestCA.trusted()
+            let server = try await TestServer.start(limits: ConnectionLimits(shutdownGrace: .seconds(20)),
+                                                    tls: TLSSettings(caDirectory: ca.directory))
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Clients/h2_hold_window.py").path
+            async let run = Tool.run("python3", [script, String(server.port), "/categories"])
+            for _ in 0..<400 where server.engine.journal.entries().isEmpty {
+                try await Task.sleep(nanoseconds: 25_000_000)
+            }
+            #expect(server.engine.journal.entries().count == 1, "the client's request reached the server")
+            let (_, elapsed) = await measure { await server.server.stop() }
+            let result = try await run
+            #expect(result.status == 0, "h2_hold_window.py (needs `pip install h2`): \(result.stderr)")
+            let seen = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
+            #expect(seen["alpn"] as? String == "h2")
+            #expect(seen["status"] as? String == "200", "\(seen)")
+            #expect(seen["reset"] is NSNull, "the stream was reset: \(seen)")
+            #expect(seen["body"] as? Int == 80, "the whole body of /categories (80 bytes): \(seen)")
+            #expect(seen["endStream"] as? Bool == true, "\(seen)")
+            let goAway = try #require(seen["goAway"] as? [String: Any], "no GOAWAY: \(seen)")
+            #expect(goAway["lastStreamID"] as? Int == 1 && (goAway["errorCode"] as? String)?.contains("NO_ERROR") == true, "\(goAway)")
+            // Closed when the stream ended, not cut at the 20 s grace.
+            #expect(elapsed < 10, "stop took \(elapsed) s")
+        }
     }
 
     /// A stopping server tells an HTTP/2 client with GOAWAY (NO_ERROR, naming the stream it

@@ -109,6 +109,12 @@ final class HTTP2OpenStreams: NIOHTTP2StreamDelegate {
         if state.value.open.isEmpty { action() } else { state.value.whenNoneOpen = action }
     }
 
+    /// Forgets a pending `whenNoneOpen` (the connection closed first; it held the
+    /// connection's handler context).
+    func cancel() {
+        state.value.whenNoneOpen = nil
+    }
+
     func streamCreated(_ id: HTTP2StreamID, channel: any Channel) {
         state.value.open.insert(id)
         state.value.last = max(state.value.last, id)
@@ -150,15 +156,24 @@ final class HTTP2GracefulClose: ChannelInboundHandler, RemovableChannelHandler {
             let goAway = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: streams.last, errorCode: .noError, opaqueData: nil))
             context.writeAndFlush(wrapOutboundOut(goAway), promise: nil)
             // The last stream closes as its final frame is written, before the flush that
-            // sends it: close on the next tick, after flushing.
+            // sends it: on the next tick, the GOAWAY again (the same last stream, which
+            // RFC 9113 6.8 allows) and the close once it is written. Writes complete in
+            // order, so the streams' last bytes are out by then, also when the socket or
+            // flow control held them.
             let loop = context.eventLoop.assumeIsolated()
-            streams.whenNoneOpen {
+            streams.whenNoneOpen { [self] in
                 loop.execute {
-                    context.flush()
-                    context.close(promise: nil)
+                    context.writeAndFlush(self.wrapOutboundOut(goAway)).assumeIsolated().whenComplete { _ in
+                        context.close(promise: nil)
+                    }
                 }
             }
         }
         context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        streams.cancel()
+        context.fireChannelInactive()
     }
 }

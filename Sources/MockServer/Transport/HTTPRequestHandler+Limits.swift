@@ -31,6 +31,10 @@ extension HTTPRequestHandler {
         // A stopping server asks each connection (each HTTP/2 stream) to finish (NIO's quiesce event).
         if event is ChannelShouldQuiesceEvent {
             stopRequested = true
+            // An HTTP/2 stream ends with its END_STREAM: closing it here would reset a stream
+            // whose answer is written but still held by flow control. The connection's
+            // HTTP2GracefulClose closes once every stream has ended (or the grace cuts it).
+            guard http2 == nil else { return }
             if case .idle = state, queued.isEmpty {
                 finishClosing()
                 context.close(promise: nil)

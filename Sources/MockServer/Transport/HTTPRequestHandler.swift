@@ -119,7 +119,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func resume(context: ChannelHandlerContext) {
         state = .idle
         clock?.responseFinished()
-        if stopRequested && queued.isEmpty {
+        if stopRequested && queued.isEmpty && http2 == nil {
             finishClosing()
             context.close(promise: nil)
             return
