@@ -144,32 +144,69 @@ import Testing
     }
 
     /// An answer that flow control holds back still arrives whole after the GOAWAY of a
-    /// stopping server: the stream ends with END_STREAM, not RST_STREAM. The client is
-    /// hyper-h2 (PyPI) with its stream window at 0 until the GOAWAY.
+    /// stopping server: the stream ends with END_STREAM, not RST_STREAM. The client speaks
+    /// raw frames (headers compressed with hpack, from PyPI) with its stream window at 0
+    /// until the GOAWAY (Tests/Clients/h2_graceful_stop.py).
     @Test func aStoppingServerDeliversAnAnswerFlowControlHeldBack() async throws {
         try await withTestGate(exclusive: true) {
             let ca = try TestCA.trusted()
             let server = try await TestServer.start(limits: ConnectionLimits(shutdownGrace: .seconds(20)),
                                                     tls: TLSSettings(caDirectory: ca.directory))
-            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Clients/h2_hold_window.py").path
-            async let run = Tool.run("python3", [script, String(server.port), "/categories"])
+            async let run = Tool.run("python3", [Self.gracefulStopClient, "hold-window", String(server.port), "/categories"])
             for _ in 0..<400 where server.engine.journal.entries().isEmpty {
                 try await Task.sleep(nanoseconds: 25_000_000)
             }
             #expect(server.engine.journal.entries().count == 1, "the client's request reached the server")
             let (_, elapsed) = await measure { await server.server.stop() }
             let result = try await run
-            #expect(result.status == 0, "h2_hold_window.py (needs `pip install h2`): \(result.stderr)")
+            #expect(result.status == 0, "h2_graceful_stop.py (needs `pip install hpack`): \(result.stderr)")
             let seen = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
             #expect(seen["alpn"] as? String == "h2")
             #expect(seen["status"] as? String == "200", "\(seen)")
             #expect(seen["reset"] is NSNull, "the stream was reset: \(seen)")
-            #expect(seen["body"] as? Int == 80, "the whole body of /categories (80 bytes): \(seen)")
+            let length = try #require(seen["contentLength"] as? Int, "no content-length: \(seen)")
+            #expect(length > 0 && seen["body"] as? Int == length, "the whole body: \(seen)")
+            // The window really held the body: no DATA before the GOAWAY (type 7), then DATA (type 0).
+            let frames = (seen["frames"] as? [String] ?? []).map { $0.split(separator: "/").first.map(String.init) ?? "" }
+            let goAwayAt = try #require(frames.firstIndex(of: "7"), "\(seen)")
+            #expect(!frames[..<goAwayAt].contains("0") && frames[goAwayAt...].contains("0"), "frames: \(seen["frames"] ?? "")")
             #expect(seen["endStream"] as? Bool == true, "\(seen)")
             let goAway = try #require(seen["goAway"] as? [String: Any], "no GOAWAY: \(seen)")
             #expect(goAway["lastStreamID"] as? Int == 1 && (goAway["errorCode"] as? String)?.contains("NO_ERROR") == true, "\(goAway)")
             // Closed when the stream ended, not cut at the 20 s grace.
             #expect(elapsed < 10, "stop took \(elapsed) s")
+        }
+    }
+
+    static let gracefulStopClient = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Clients/h2_graceful_stop.py").path
+
+    /// A stream whose request body is still arriving when the server stops reads the rest
+    /// and is answered: the GOAWAY named it as taken, so the client will not send it again.
+    @Test func aStoppingServerReadsTheRestOfARequestItTook() async throws {
+        try await withTestGate(exclusive: true) {
+            let ca = try TestCA.trusted()
+            let server = try await TestServer.start(limits: ConnectionLimits(shutdownGrace: .seconds(20)),
+                                                    tls: TLSSettings(caDirectory: ca.directory))
+            let ready = FileManager.default.temporaryDirectory.appendingPathComponent("h2-ready-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: ready) }
+            async let run = Tool.run("python3", [Self.gracefulStopClient, "body-after-goaway", String(server.port), "/order",
+                                                 #"{"menuIds": [1, 2, 3, 4, 5, 6]}"#, ready.path])
+            for _ in 0..<400 where !FileManager.default.fileExists(atPath: ready.path) {
+                try await Task.sleep(nanoseconds: 25_000_000)
+            }
+            #expect(FileManager.default.fileExists(atPath: ready.path), "the client's first half reached the server")
+            let (_, elapsed) = await measure { await server.server.stop() }
+            let result = try await run
+            #expect(result.status == 0, "h2_graceful_stop.py (needs `pip install hpack`): \(result.stderr)")
+            let seen = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
+            let goAway = try #require(seen["goAway"] as? [String: Any], "no GOAWAY: \(seen)")
+            #expect(goAway["lastStreamID"] as? Int == 1, "\(goAway)")
+            #expect(seen["status"] as? String == "200", "the order was answered: \(seen)")
+            #expect(seen["endStream"] as? Bool == true && seen["reset"] is NSNull, "\(seen)")
+            let order = try #require(server.engine.journal.entries().first { $0.request.path == "/order" })
+            #expect(order.request.body == .bytes(Data(#"{"menuIds": [1, 2, 3, 4, 5, 6]}"#.utf8)), "the whole body was read: \(order.request.body)")
+            #expect(elapsed < 10, "stop took \(elapsed) s: the stream waited out the 20 s grace")
         }
     }
 

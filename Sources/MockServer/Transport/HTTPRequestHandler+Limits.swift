@@ -37,10 +37,10 @@ extension HTTPRequestHandler {
             guard http2 == nil else { return }
             if case .idle = state, queued.isEmpty {
                 finishClosing()
-                context.close(promise: nil)
+                closeAfterWrites(context: context)
             } else if case .blocked = state {
                 finishClosing()
-                context.close(promise: nil)
+                closeAfterWrites(context: context)
             }
             return
         }

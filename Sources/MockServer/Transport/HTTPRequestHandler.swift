@@ -121,7 +121,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
         clock?.responseFinished()
         if stopRequested && queued.isEmpty && http2 == nil {
             finishClosing()
-            context.close(promise: nil)
+            closeAfterWrites(context: context)
             return
         }
         drainQueue(context: context)
@@ -145,6 +145,15 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// The response is written and the connection will close: nothing else is answered.
+    /// Closes once every write queued before now has gone out (writes complete in order):
+    /// a close drops what the socket has not taken yet, such as the end of an answer a slow
+    /// reader left in the buffer. The shutdown grace bounds the wait.
+    func closeAfterWrites(context: ChannelHandlerContext) {
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(capacity: 0))).assumeIsolated().whenComplete { _ in
+            context.close(promise: nil)
+        }
+    }
+
     func finishClosing() {
         state = .closing
         clock?.stop()
@@ -198,13 +207,17 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Holds reads while pipelined requests wait, so a client cannot queue without bound.
+    /// A stopping server reads no further HTTP/1.1 requests; an HTTP/2 stream still reads
+    /// the rest of its one request (the GOAWAY named it as taken).
     func read(context: ChannelHandlerContext) {
-        if queued.isEmpty && !stopRequested && !uploadHeld {
+        if queued.isEmpty && !readsStopped && !uploadHeld {
             context.read()
         } else {
             readWithheld = true
         }
     }
+
+    private var readsStopped: Bool { stopRequested && http2 == nil }
 
     private func drainQueue(context: ChannelHandlerContext) {
         guard !draining else { return }   // a response finished while draining: the loop below goes on
@@ -213,7 +226,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
             handle(part, context: context)
         }
         draining = false
-        if queued.isEmpty && readWithheld && !stopRequested {
+        if queued.isEmpty && readWithheld && !readsStopped {
             readWithheld = false
             context.read()
         }
