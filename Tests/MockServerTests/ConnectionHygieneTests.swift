@@ -165,6 +165,23 @@ import FoundationNetworking
             session.invalidateAndCancel()
         }
     }
+
+    /// A connection that has not finished (here: not begun) its TLS handshake has nothing
+    /// to finish: a stop closes it at once, with HTTP/1.1 only as with HTTP/2 by ALPN.
+    @Test(arguments: [true, false])
+    func aConnectionBeforeItsHandshakeClosesAtOnce(http2: Bool) async throws {
+        try await withTestGate(exclusive: true) {
+            let ca = try TestCA.trusted()
+            let server = try await TestServer.start(limits: ConnectionLimits(shutdownGrace: .seconds(20)),
+                                                    tls: TLSSettings(caDirectory: ca.directory, http2: http2))
+            let client = try RawConnection(port: server.port)   // TCP only: no ClientHello
+            try await Task.sleep(nanoseconds: 100_000_000)
+            let (_, elapsed) = await measure { await server.server.stop() }
+            #expect(elapsed < 3, "stop took \(elapsed) s with a connection before its handshake (\(http2 ? "h2 and HTTP/1.1" : "HTTP/1.1 only"))")
+            let result = await client.read(timeout: 5)
+            #expect(result.end == .closed, "the connection was closed with a FIN: \(result.end)")
+        }
+    }
 }
 
 /// The admin API behind a token, as required off loopback.

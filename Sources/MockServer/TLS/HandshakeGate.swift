@@ -57,6 +57,16 @@ final class HandshakeGate: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelInactive()
     }
 
+    /// A stopping server closes a connection still in its handshake at once: nothing is
+    /// under way on it, and no HTTP handler is there yet to hear the stop.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent, !completed {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch mode {
         case .normal:

@@ -144,16 +144,23 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelWritabilityChanged()
     }
 
-    /// The response is written and the connection will close: nothing else is answered.
     /// Closes once every write queued before now has gone out (writes complete in order):
     /// a close drops what the socket has not taken yet, such as the end of an answer a slow
-    /// reader left in the buffer. The shutdown grace bounds the wait.
+    /// reader left in the buffer. The shutdown grace bounds the wait. A connection that was
+    /// never answered (one still in its TLS handshake, whose writes wait for it) closes at once.
     func closeAfterWrites(context: ChannelHandlerContext) {
+        // Nothing more is answered here: a writability change must not resume the queue.
+        pendingWhenWritable = nil
+        guard connectionRequests.begun > 0 else {
+            context.close(promise: nil)
+            return
+        }
         context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(capacity: 0))).assumeIsolated().whenComplete { _ in
             context.close(promise: nil)
         }
     }
 
+    /// The response is written and the connection will close: nothing else is answered.
     func finishClosing() {
         state = .closing
         clock?.stop()
