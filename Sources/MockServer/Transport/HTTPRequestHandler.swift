@@ -146,15 +146,11 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Closes once every write queued before now has gone out (writes complete in order):
     /// a close drops what the socket has not taken yet, such as the end of an answer a slow
-    /// reader left in the buffer. The shutdown grace bounds the wait. A connection that was
-    /// never answered (one still in its TLS handshake, whose writes wait for it) closes at once.
+    /// reader left in the buffer. The shutdown grace bounds the wait. (A connection still in
+    /// its TLS handshake, whose writes would wait for it, is closed by `HandshakeGate` first.)
     func closeAfterWrites(context: ChannelHandlerContext) {
         // Nothing more is answered here: a writability change must not resume the queue.
         pendingWhenWritable = nil
-        guard connectionRequests.begun > 0 else {
-            context.close(promise: nil)
-            return
-        }
         context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(capacity: 0))).assumeIsolated().whenComplete { _ in
             context.close(promise: nil)
         }
