@@ -148,12 +148,16 @@ import FoundationNetworking
 /// close_notify the idle client never sent, so every contract check over
 /// `.secureSockets` took 6 s to stop its server.
 @Suite struct SecureGracefulStopTests {
+    /// An HTTPS server whose 20 s grace a broken stop would wait out.
+    static func server(http2: Bool) async throws -> TestServer {
+        try await TestServer.start(limits: ConnectionLimits(shutdownGrace: .seconds(20)),
+                                   tls: TLSSettings(caDirectory: try TestCA.trusted().directory, http2: http2))
+    }
+
     @Test(arguments: [true, false])
     func anIdleKeepAliveConnectionClosesAtOnce(http2: Bool) async throws {
         try await withTestGate(exclusive: true) {
-            let ca = try TestCA.trusted()
-            let server = try await TestServer.start(limits: ConnectionLimits(shutdownGrace: .seconds(20)),
-                                                    tls: TLSSettings(caDirectory: ca.directory, http2: http2))
+            let server = try await Self.server(http2: http2)
             // URLSession keeps its connection open after the answer (libcurl here).
             let session = try TestCA.session()
             let (_, response) = try await session.data(from: URL(string: "https://localhost:\(server.port)/categories")!)
@@ -171,9 +175,7 @@ import FoundationNetworking
     @Test(arguments: [true, false])
     func aConnectionBeforeItsHandshakeClosesAtOnce(http2: Bool) async throws {
         try await withTestGate(exclusive: true) {
-            let ca = try TestCA.trusted()
-            let server = try await TestServer.start(limits: ConnectionLimits(shutdownGrace: .seconds(20)),
-                                                    tls: TLSSettings(caDirectory: ca.directory, http2: http2))
+            let server = try await Self.server(http2: http2)
             let client = try RawConnection(port: server.port)   // TCP only: no ClientHello
             try await Task.sleep(nanoseconds: 100_000_000)
             let (_, elapsed) = await measure { await server.server.stop() }

@@ -90,8 +90,8 @@ final class ServerTLS: Sendable {
             configuration.applicationProtocols = http2 ? ["h2", "http/1.1"] : ["http/1.1"]
             // Closing, the server sends close_notify and waits this long for the client's
             // (NIO's default is 5 s). An idle keep-alive client does not read, so it never
-            // answers: every stop and idle close would hold the socket 5 s. nginx does not
-            // wait at all (a one-way SSL_shutdown); RFC 8446 6.1 does not require it.
+            // answers: every stop and idle close would hold the socket 5 s. The closer need
+            // not wait for the peer's close_notify (RFC 8446 6.1).
             configuration.shutdownTimeout = .milliseconds(100)
             return try NIOSSLContext(configuration: configuration)
         } catch {

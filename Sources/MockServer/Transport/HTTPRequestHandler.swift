@@ -119,7 +119,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func resume(context: ChannelHandlerContext) {
         state = .idle
         clock?.responseFinished()
-        if stopRequested && queued.isEmpty && http2 == nil {
+        if readsStopped && queued.isEmpty {
             finishClosing()
             closeAfterWrites(context: context)
             return
@@ -220,6 +220,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
+    /// A stopping server's HTTP/1.1 connection: no more requests are read or answered.
     private var readsStopped: Bool { stopRequested && http2 == nil }
 
     private func drainQueue(context: ChannelHandlerContext) {
