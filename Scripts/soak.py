@@ -18,7 +18,7 @@ equals the requests sent (each complete request, and each slowloris head that go
 408); every normal request was served; RSS reached a plateau (the last third's peak
 within 10 % of the middle third's) and stayed under 64 MB.
 """
-import argparse, http.client, json, os, random, socket, subprocess, sys, threading, time
+import argparse, http.client, json, os, random, socket, subprocess, sys, tempfile, threading, time
 
 SCENARIO_MIX = ["flaky", "server-errors", "rate-limited", "slow-images", "large-catalog", "empty-catalog",
                 "malformed-json", "order-fails-then-succeeds", "image-failures", "connection-reset",
@@ -40,6 +40,11 @@ class Counter:
     def get(self, key):
         with self.lock:
             return self.values.get(key, 0)
+
+
+def read_text(path):
+    with open(path, errors="replace") as file:
+        return file.read()
 
 
 def rss_kb(pid):
@@ -175,12 +180,16 @@ def main():
     parser.add_argument("--report")
     args = parser.parse_args()
 
+    # The server's stderr goes to a file, not a pipe: a pipe nobody reads until the end
+    # can fill and block the server, and a crash report is long, with its cause at the top.
+    stderr_file = tempfile.NamedTemporaryFile(prefix="soak-server-", suffix=".log", delete=False)
     server = subprocess.Popen([args.binary, "--port", "0", "--log-level", "error", "--head-timeout", "2",
                                "--idle-timeout", "30", "--time-scale", "0.2", "--seed", "7"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                              stdout=subprocess.PIPE, stderr=stderr_file, text=True)
     line = server.stdout.readline().strip()
     if not line.startswith("Listening on "):
-        print(f"soak: the server did not start: {line!r} {server.stderr.read()}", file=sys.stderr)
+        server.wait(timeout=10)
+        print(f"soak: the server did not start: {line!r}\n{read_text(stderr_file.name)}", file=sys.stderr)
         return 1
     port = int(line.rsplit(":", 1)[1])
     counts = Counter()
@@ -214,7 +223,8 @@ def main():
         server.terminate()
         server.wait(timeout=10)
     exit_status = server.returncode
-    stderr = server.stderr.read()
+    stderr_file.close()
+    stderr = read_text(stderr_file.name)
 
     sent = counts.get("sent")
     third = max(1, len(samples) // 3)
@@ -250,7 +260,11 @@ def main():
     text = "\n".join(lines)
     print(text)
     if stderr.strip():
-        print("server stderr:\n" + stderr[-2000:], file=sys.stderr)
+        # A crash report starts with the fault and the crashed thread's frames.
+        shown = stderr if len(stderr) <= 16000 else stderr[:12000] + "\n[...]\n" + stderr[-2000:]
+        print(f"server stderr ({len(stderr)} characters, whole in {stderr_file.name}):\n{shown}", file=sys.stderr)
+    else:
+        os.unlink(stderr_file.name)
     if args.report:
         with open(args.report, "a") as report:
             report.write(text + "\n")
