@@ -95,6 +95,8 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     var upload: UploadPace?
     /// Reads are held until the uplink has carried what came so far.
     var uploadHeld = false
+    /// The last `Host` header and the base URL made from it.
+    private var lastBaseURL: (host: String, baseURL: String)?
 
     /// Whether a new request has to wait for the current response.
     private var isBusy: Bool {
@@ -354,7 +356,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
         MockRequest(
             method: head.method.rawValue,
             uri: head.uri,
-            headers: HeaderFields(head.headers.map { ($0.name, $0.value) }),
+            headers: HeaderFields(fields: head.headers.map { (name: $0.name, value: $0.value) }),
             body: body,
             baseURL: baseURL(for: head),
             receivedAt: receivedAt,
@@ -363,8 +365,12 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The address the client used (its `Host` header) when it is a plain host[:port].
     private func baseURL(for head: HTTPRequestHead) -> String {
-        guard let host = head.headers.first(name: "host"), HTTPRequestHandler.isPlainHost(host) else { return fallbackBaseURL }
-        return scheme + "://" + host
+        guard let host = head.headers.first(name: "host") else { return fallbackBaseURL }
+        // A connection's client names the same host on every request: checked and built once.
+        if let last = lastBaseURL, last.host == host { return last.baseURL }
+        let baseURL = HTTPRequestHandler.isPlainHost(host) ? scheme + "://" + host : fallbackBaseURL
+        lastBaseURL = (host, baseURL)
+        return baseURL
     }
 
     static func isPlainHost(_ host: String) -> Bool {

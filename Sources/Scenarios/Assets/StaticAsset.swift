@@ -23,16 +23,16 @@ public struct StaticAsset: Sendable {
 
     /// The response to a GET or HEAD of this asset.
     public func respond(to request: MockRequest, cacheControl: String, contentType: String? = nil) -> ResponsePlan {
-        var headers: HeaderFields = [
-            "ETag": etag,
-            "Last-Modified": lastModifiedText,
-            "Cache-Control": cacheControl,
-        ]
+        // One array made at its final size: a literal, then a field added, grew it per request.
         if isNotModified(for: request) {
-            return ResponsePlan(status: 304, headers: headers)
+            return ResponsePlan(status: 304, headers: HeaderFields(fields: [
+                (name: "ETag", value: etag), (name: "Last-Modified", value: lastModifiedText), (name: "Cache-Control", value: cacheControl),
+            ]))
         }
-        headers.add("Content-Type", contentType ?? self.contentType)
-        return ResponsePlan(status: 200, headers: headers, body: data)
+        return ResponsePlan(status: 200, headers: HeaderFields(fields: [
+            (name: "ETag", value: etag), (name: "Last-Modified", value: lastModifiedText), (name: "Cache-Control", value: cacheControl),
+            (name: "Content-Type", value: contentType ?? self.contentType),
+        ]), body: data)
     }
 
     func isNotModified(for request: MockRequest) -> Bool {

@@ -8,6 +8,9 @@ public struct HeaderFields: Sendable, Equatable, Sequence, ExpressibleByDictiona
 
     public init(dictionaryLiteral elements: (String, String)...) { self.init(elements) }
 
+    /// Takes `fields` as they are (no copy into a new array, as `init(_:)` makes).
+    public init(fields: [(name: String, value: String)]) { self.fields = fields }
+
     public subscript(name: String) -> String? {
         fields.first { $0.name.caseInsensitiveEquals(name) }?.value
     }

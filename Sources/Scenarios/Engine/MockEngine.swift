@@ -118,8 +118,16 @@ public final class MockEngine: Responder {
     /// transport refused is not checked: its body is gone).
     @discardableResult
     public func record(_ request: MockRequest, _ plan: ResponsePlan, checked: Bool = true) -> UInt64 {
-        let violations = checked ? live.conformance.violations(of: request) ?? [] : []
-        let event = journal.record(request, plan: plan, violations: violations)
+        let conformance: ServeEvent.Conformance
+        if !checked {
+            conformance = .found([])
+        } else if journal.keepsWhole(request) {
+            conformance = .checkedWhenAsked(live.conformance)
+        } else {
+            // The entry keeps only a digest of this body: checked now, while it is here.
+            conformance = .found(live.conformance.violations(of: request) ?? [])
+        }
+        let event = journal.record(request, plan: plan, conformance: conformance)
         events.publish("request", id: event.id, event.json)
         return event.id
     }

@@ -34,10 +34,15 @@ public struct ResponsePlan: Sendable {
 
     /// A JSON body from already-encoded bytes.
     public static func json(_ status: Int = 200, _ body: Data, headers: HeaderFields = [:]) -> ResponsePlan {
+        // Most answers have no other header: they share one made once.
+        guard !headers.fields.isEmpty else { return ResponsePlan(status: status, headers: jsonHeaders, body: body) }
         var headers = headers
-        headers.set("Content-Type", "application/json; charset=utf-8")
+        headers.set("Content-Type", jsonContentType)
         return ResponsePlan(status: status, headers: headers, body: body)
     }
+
+    static let jsonContentType = "application/json; charset=utf-8"
+    private static let jsonHeaders: HeaderFields = ["Content-Type": jsonContentType]
 
     /// A JSON body encoded from a value.
     public static func json(_ status: Int = 200, _ value: JSONValue, headers: HeaderFields = [:]) -> ResponsePlan {

@@ -59,6 +59,14 @@ public final class Journal: Sendable {
 
     @discardableResult
     public func record(_ request: MockRequest, plan: ResponsePlan, violations: [RequestViolation] = []) -> ServeEvent {
+        record(request, plan: plan, conformance: .found(violations))
+    }
+
+    /// Whether an entry keeps `request` whole (its body within the limit), so that what the
+    /// request is can be worked out again from the entry.
+    func keepsWhole(_ request: MockRequest) -> Bool { request.body.count <= bodyLimit }
+
+    func record(_ request: MockRequest, plan: ResponsePlan, conformance: ServeEvent.Conformance) -> ServeEvent {
         let recorded = RecordedRequest(request, bodyLimit: bodyLimit)
         let responseBody = responseBodyLimit > 0 && !plan.body.isEmpty && plan.body.count <= responseBodyLimit ? plan.body : nil
         let cost = Self.cost(of: recorded) + (responseBody?.count ?? 0)
@@ -75,7 +83,7 @@ public final class Journal: Sendable {
                 responseBodySize: plan.body.count, answeredBy: plan.answeredBy,
                 scenarioStep: plan.scenarioStep, fault: plan.fault, delay: plan.delay,
                 session: request.headers[ScenarioEngine.sessionHeader], network: plan.network?.name, connection: request.connection,
-                violations: violations, duration: nil, responseBody: responseBody)
+                conformance: conformance, duration: nil, responseBody: responseBody)
             // The slot of the entry `capacity` older than this one: evict it first.
             if storage.total - storage.firstID >= UInt64(capacity) {
                 Self.evictOldest(&storage, capacity: capacity, through: storage.total - UInt64(capacity))

@@ -26,7 +26,13 @@ public struct ServeEvent: Sendable, Identifiable {
     public let connection: ConnectionRef?
     /// How the request breaks its API's OpenAPI document (`RequestConformance`); empty when
     /// it conforms or is no API route. The answer did not depend on them.
-    public let violations: [RequestViolation]
+    public var violations: [RequestViolation] {
+        switch conformance {
+        case .found(let violations): return violations
+        case .checkedWhenAsked(let conformance): return conformance.violations(of: request.asRequest) ?? []
+        }
+    }
+    let conformance: Conformance
     /// Seconds from receiving the request to the end of the response, once it ended
     /// (nil while in flight, for hangs and event streams).
     public internal(set) var duration: TimeInterval?
@@ -46,6 +52,16 @@ public struct ServeEvent: Sendable, Identifiable {
             ?? String(decoding: body.prefix(400), as: UTF8.self)
         let line = text.replacingOccurrences(of: "\n", with: " ").trimmingCharacters(in: .whitespacesAndNewlines)
         return line.count > 200 ? String(line.prefix(200)) + "…" : line
+    }
+}
+
+extension ServeEvent {
+    /// An entry's violations: found when it was recorded, or, for a request the entry keeps
+    /// whole, found from the kept request when they are asked for. Most requests are never
+    /// looked at; checking each one as it arrived was 3 % of the server's time (#24).
+    enum Conformance: Sendable {
+        case found([RequestViolation])
+        case checkedWhenAsked(LazyConformance)
     }
 }
 

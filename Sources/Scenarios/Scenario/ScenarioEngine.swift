@@ -19,6 +19,8 @@ public final class ScenarioEngine: Responder {
     struct Session {
         var scenario: String?
         var runtimes: [String: ScenarioRuntime] = [:]
+
+        mutating func decide<T>(_ body: (inout Session) -> T) -> T { body(&self) }
     }
 
     struct State {
@@ -188,18 +190,21 @@ public final class ScenarioEngine: Responder {
     /// Picks the rule and outcome for `request` and advances counters and states; an
     /// unknown scenario named in `X-Mock-Scenario` is rejected with a 400.
     public func decide(_ request: MockRequest) -> Result<Decided, Rejected> {
-        let session = request.headers[Self.sessionHeader] ?? Self.defaultSession
+        let sessionName = request.headers[Self.sessionHeader] ?? Self.defaultSession
         let requested = request.headers[Self.scenarioHeader]
         let chosen = state.withLock { state -> (Scenario, ScenarioRuntime.Decision?, Double)? in
             if let requested, state.library[requested] == nil { return nil }
-            Self.touch(&state, session)
-            let name = requested ?? state.sessions[session]?.scenario ?? state.current
-            let scenario = state.library[name] ?? .happyPath
-            // Mutated in place: a copy taken out and stored back would copy the runtime's
-            // generators on every delayed request.
-            let decided = state.sessions[session]?.runtimes[name, default: ScenarioRuntime(scenario: scenario, seed: seed, session: session)]
-                .decideWithDelay(request, defaultLatency: scenario.defaults.latency)
-            return decided.map { (scenario, $0.decision, $0.delay) } ?? (scenario, nil, 0)
+            Self.touch(&state, sessionName)
+            let library = state.library, current = state.current, seed = seed
+            // One lookup of the session, mutated in place: a runtime copied out and stored
+            // back would copy its generators on every delayed request.
+            return state.sessions[sessionName, default: Session()].decide { session in
+                let name = requested ?? session.scenario ?? current
+                let scenario = library[name] ?? .happyPath
+                let decided = session.runtimes[name, default: ScenarioRuntime(scenario: scenario, seed: seed, session: sessionName)]
+                    .decideWithDelay(request, defaultLatency: scenario.defaults.latency)
+                return (scenario, decided.decision, decided.delay)
+            }
         }
         guard let (scenario, decision, delay) = chosen else {
             return .failure(Rejected(plan: .error(400, ScenarioSelectionError(name: requested ?? "", known: library.names).description)))
