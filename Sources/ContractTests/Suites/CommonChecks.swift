@@ -16,9 +16,9 @@ public enum CommonChecks {
             for (_, call) in calls {
                 _ = await run.outcome(within: run.timeout + 5) { try await call(run) }
             }
-            let offending = run.expectations.requests.filter { !$0.violations.isEmpty }
-            let differences = offending.flatMap { event in
-                event.violations.map { "#\(event.id) \(event.request.method) \(event.request.asRequest.uri): \($0.path): \($0.reason)" }
+            let offending = run.expectations.requests.map { (event: $0, violations: $0.violations) }.filter { !$0.violations.isEmpty }
+            let differences = offending.flatMap { event, violations in
+                violations.map { "#\(event.id) \(event.request.method) \(event.request.asRequest.uri): \($0.path): \($0.reason)" }
             }
             try run.require(differences.isEmpty, "requests that keep the document (GET /__admin/openapi/\(api.lowercased().replacingOccurrences(of: " ", with: "")))",
                             actual: "\(offending.count) of \(run.expectations.requests.count) requests break it (calls: \(calls.map(\.0).joined(separator: ", ")))",

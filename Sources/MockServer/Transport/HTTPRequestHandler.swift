@@ -367,7 +367,8 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func baseURL(for head: HTTPRequestHead) -> String {
         guard let host = head.headers.first(name: "host") else { return fallbackBaseURL }
         // A connection's client names the same host on every request: checked and built once.
-        if let last = lastBaseURL, last.host == host { return last.baseURL }
+        // Compared byte for byte: `==` on String would take "\u{212A}" (Kelvin) for "K".
+        if let last = lastBaseURL, last.host.utf8.elementsEqual(host.utf8) { return last.baseURL }
         let baseURL = HTTPRequestHandler.isPlainHost(host) ? scheme + "://" + host : fallbackBaseURL
         lastBaseURL = (host, baseURL)
         return baseURL

@@ -121,10 +121,11 @@ public final class MockEngine: Responder {
         let conformance: ServeEvent.Conformance
         if !checked {
             conformance = .found([])
-        } else if journal.keepsWhole(request) {
+        } else if journal.keepsWhole(request) && events.subscriberCount == 0 {
             conformance = .checkedWhenAsked(live.conformance)
         } else {
-            // The entry keeps only a digest of this body: checked now, while it is here.
+            // Checked now: the entry keeps only a digest of this body, or a live subscriber
+            // (the dashboard) is about to be sent the entry with its violations.
             conformance = .found(live.conformance.violations(of: request) ?? [])
         }
         let event = journal.record(request, plan: plan, conformance: conformance)
@@ -234,14 +235,17 @@ struct APIs: Sendable {
                                 strict: configuration.strict)
         }
         router = Router(routes: (restaurant?.routes ?? []) + (openMarket?.routes ?? []))
-        let restaurant = restaurant, openMarket = openMarket, strict = configuration.strict
+        // Only what the documents need: journal entries hold this, and a closure holding the
+        // simulators would keep replaced ones (their stores, uploaded images) alive after a
+        // reset or reload for as long as those entries are kept.
+        let menuIDs = restaurant?.fixtures.items.map(\.id), servesOpenMarket = openMarket != nil, strict = configuration.strict
         let restaurantVariant = configuration.restaurantVariant, openMarketVariant = configuration.openMarketVariant
         conformance = LazyConformance {
             var documents: [JSONValue] = []
-            if let restaurant {
-                documents.append(OpenAPIDocuments.restaurant(restaurantVariant, strict: strict, menuIDs: restaurant.fixtures.items.map(\.id)))
+            if let menuIDs {
+                documents.append(OpenAPIDocuments.restaurant(restaurantVariant, strict: strict, menuIDs: menuIDs))
             }
-            if openMarket != nil { documents.append(OpenAPIDocuments.openMarket(openMarketVariant, strict: strict)) }
+            if servesOpenMarket { documents.append(OpenAPIDocuments.openMarket(openMarketVariant, strict: strict)) }
             return RequestConformance(documents: documents)
         }
     }

@@ -55,6 +55,7 @@ extension ServeEvent {
         if let session { object["session"] = .string(session) }
         if let network { object["network"] = .string(network) }
         if let duration { object["durationMs"] = .number((duration * 10_000).rounded() / 10) }
+        let violations = violations   // worked out from the request each time it is read
         if !violations.isEmpty { object["violations"] = .array(violations.map(\.json)) }
         return .object(object)
     }

@@ -74,7 +74,11 @@ public struct RecordedRequest: Sendable {
     public let body: RecordedBody
     /// The full request, for matching patterns against journal entries.
     public var asRequest: MockRequest {
-        var request = MockRequest(method: method, uri: path, headers: headers, body: body.data ?? Data())
+        var request = MockRequest(method: method, uri: "/", headers: headers, body: body.data ?? Data())
+        // Set as kept, not parsed again from a URI: the checks made from an entry see the
+        // request the engine saw.
+        request.method = method
+        request.path = path
         request.query = query
         return request
     }
