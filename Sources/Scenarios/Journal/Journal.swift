@@ -64,7 +64,7 @@ public final class Journal: Sendable {
 
     /// Whether an entry keeps `request` whole (its body within the limit), so that what the
     /// request is can be worked out again from the entry.
-    func keepsWhole(_ request: MockRequest) -> Bool { request.body.count <= bodyLimit }
+    func keepsWhole(_ request: MockRequest) -> Bool { RecordedBody.keepsWhole(request.body, limit: bodyLimit) }
 
     func record(_ request: MockRequest, plan: ResponsePlan, conformance: ServeEvent.Conformance) -> ServeEvent {
         let recorded = RecordedRequest(request, bodyLimit: bodyLimit)

@@ -99,10 +99,13 @@ public enum RecordedBody: Sendable, Equatable {
     /// Only the size and an FNV-1a 64 digest are kept (over the limit).
     case summary(size: Int, digest: String)
 
+    /// Whether a body is kept whole (as `.empty` or `.bytes`) under `limit`.
+    static func keepsWhole(_ data: Data, limit: Int) -> Bool { data.isEmpty || data.count <= limit }
+
     init(_ data: Data, limit: Int) {
         if data.isEmpty {
             self = .empty
-        } else if data.count <= limit {
+        } else if Self.keepsWhole(data, limit: limit) {
             self = .bytes(data)
         } else {
             self = .summary(size: data.count, digest: StableHash.hex(StableHash.fnv1a64(bytes: data)))
