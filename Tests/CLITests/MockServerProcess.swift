@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -45,20 +46,17 @@ final class MockServerProcess: @unchecked Sendable {
         return (status, child.readAll(child.stdout), child.readAll(child.stderr))
     }
 
-    /// The first line on stdout (the `Listening on` line), read off the cooperative pool.
+    /// The first line on stdout (the `Listening on` line), read on a thread of its own.
     func firstLine(timeout: TimeInterval = 60) async -> String? {
         let handle = stdout.fileHandleForReading
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                var bytes = Data()
-                while true {
-                    let chunk = handle.readData(ofLength: 1)
-                    if chunk.isEmpty { break }
-                    if chunk == Data("\n".utf8) { break }
-                    bytes.append(chunk)
-                }
-                continuation.resume(returning: bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self))
+        return try? await onOwnThread {
+            var bytes = Data()
+            while true {
+                let chunk = handle.readData(ofLength: 1)
+                if chunk.isEmpty || chunk == Data("\n".utf8) { break }
+                bytes.append(chunk)
             }
+            return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
         }
     }
 

@@ -22,14 +22,7 @@ import FoundationNetworking
         let pem = folder.appendingPathComponent("ca.pem").path
         #expect(lines.first == "CA certificate: \(pem) (created now)")
         // The fingerprint is openssl's.
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        openssl.arguments = ["openssl", "x509", "-noout", "-fingerprint", "-sha256", "-in", pem]
-        let out = Pipe()
-        openssl.standardOutput = out
-        try openssl.run()
-        openssl.waitUntilExit()
-        let expected = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let expected = try await Tool.run("openssl", ["x509", "-noout", "-fingerprint", "-sha256", "-in", pem]).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "=", maxSplits: 1).last.map(String.init)
         #expect(lines.count > 1 && lines[1] == "SHA-256: \(expected ?? "?")")
         // A second run finds it.
@@ -99,15 +92,9 @@ import FoundationNetworking
         #expect(second.hasPrefix("Listening on https://127.0.0.1:"))
         #expect(third.contains(folder.appendingPathComponent("ca.pem").path) && third.contains("SHA-256"), "\(third)")
         let secure = String(second.dropFirst("Listening on ".count)).replacingOccurrences(of: "127.0.0.1", with: "localhost")
-        let curl = Process()
-        curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        curl.arguments = ["curl", "-sS", "--cacert", folder.appendingPathComponent("ca.pem").path, "--http2", "-o", "/dev/null",
-                          "-w", "%{http_version} %{http_code}", secure + "/menu"]
-        let out = Pipe()
-        curl.standardOutput = out
-        try curl.run()
-        curl.waitUntilExit()
-        #expect(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "2 200")
+        let curl = try await Tool.run("curl", ["-sS", "--cacert", folder.appendingPathComponent("ca.pem").path, "--http2", "-o", "/dev/null",
+                                              "-w", "%{http_version} %{http_code}", secure + "/menu"])
+        #expect(curl.stdout == "2 200", "\(curl.stderr)")
         child.signal(SIGTERM)
         #expect(await child.waitForExit() == 0)
     }

@@ -32,7 +32,7 @@ struct ThreadBlockingProvider: RestaurantProvider {
 @Suite struct IsolationTests {
     @Test(arguments: ContractTransport.allCases)
     func timingChecksIgnoreThreadBlockingNeighbours(transport: ContractTransport) async throws {
-        try TestCA.prepare(transport == .secureSockets)
+        try await TestCA.prepare(transport == .secureSockets)
         // More blocked threads than the cooperative pool has (one per core).
         let blockers = ProcessInfo.processInfo.activeProcessorCount + 1
         var configuration = configuration(transport: transport)

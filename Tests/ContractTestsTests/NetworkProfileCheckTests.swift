@@ -31,7 +31,7 @@ import Testing
 
     @Test(arguments: ContractTransport.allCases)
     func checksPlayTheirProfile(transport: ContractTransport) async throws {
-        try TestCA.prepare(transport == .secureSockets)
+        try await TestCA.prepare(transport == .secureSockets)
         let configuration = SuiteConfiguration(fixturesDirectory: MockFixtures.directory, timeout: 2, transport: transport)
         let report = await withTestGate(exclusive: false) {
             await ContractSuite(name: "network", checks: Self.checks, configuration: configuration).run { context in

@@ -16,7 +16,7 @@ func configuration(restaurant: RestaurantVariant = .original, openMarket: OpenMa
 @Suite struct ReferenceRestaurantProviderTests {
     @Test(arguments: RestaurantVariant.allCases, ContractTransport.allCases)
     func passesEveryCheck(variant: RestaurantVariant, transport: ContractTransport) async throws {
-        try TestCA.prepare(transport == .secureSockets)
+        try await TestCA.prepare(transport == .secureSockets)
         let report = await withTestGate(exclusive: false) { await RestaurantContract.suite(configuration(restaurant: variant, transport: transport)).run { context in
             ReferenceRestaurantProvider(context: context, variant: variant, imageCacheLimit: 4)
         } }
@@ -29,7 +29,7 @@ func configuration(restaurant: RestaurantVariant = .original, openMarket: OpenMa
 @Suite struct ReferenceOpenMarketProviderTests {
     @Test(arguments: OpenMarketVariant.allCases, ContractTransport.allCases)
     func passesEveryCheck(variant: OpenMarketVariant, transport: ContractTransport) async throws {
-        try TestCA.prepare(transport == .secureSockets)
+        try await TestCA.prepare(transport == .secureSockets)
         let report = await withTestGate(exclusive: false) { await OpenMarketContract.suite(configuration(openMarket: variant, transport: transport)).run { context in
             ReferenceOpenMarketProvider(context: context, variant: variant, imageCacheLimit: 4)
         } }
@@ -47,7 +47,7 @@ func configuration(restaurant: RestaurantVariant = .original, openMarket: OpenMa
 @Suite struct IndependentProviderTests {
     @Test(arguments: RestaurantVariant.allCases, ContractTransport.allCases)
     func restaurantPassesEveryRequiredCheck(variant: RestaurantVariant, transport: ContractTransport) async throws {
-        try TestCA.prepare(transport == .secureSockets)
+        try await TestCA.prepare(transport == .secureSockets)
         let report = await withTestGate(exclusive: false) { await RestaurantContract.suite(configuration(restaurant: variant, transport: transport)).run { context in
             CompletionRestaurantProvider(context: context, variant: variant)
         } }
@@ -56,7 +56,7 @@ func configuration(restaurant: RestaurantVariant = .original, openMarket: OpenMa
 
     @Test(arguments: OpenMarketVariant.allCases, ContractTransport.allCases)
     func openMarketPassesEveryRequiredCheck(variant: OpenMarketVariant, transport: ContractTransport) async throws {
-        try TestCA.prepare(transport == .secureSockets)
+        try await TestCA.prepare(transport == .secureSockets)
         let report = await withTestGate(exclusive: false) { await OpenMarketContract.suite(configuration(openMarket: variant, transport: transport)).run { context in
             CompletionOpenMarketProvider(context: context, variant: variant)
         } }

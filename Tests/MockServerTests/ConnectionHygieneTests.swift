@@ -118,7 +118,9 @@ import FoundationNetworking
                                                     limits: ConnectionLimits(shutdownGrace: .seconds(20)))
             let client = try RawConnection(port: server.port)
             client.send("GET /categories HTTP/1.1\r\nHost: a\r\n\r\n")
-            try await Task.sleep(nanoseconds: 100_000_000)
+            // Under way once journaled: stopped before that, the connection is idle and
+            // closes with nothing sent.
+            try await Self.waitUntilJournaled(server)
             async let read = client.read(timeout: 30)
             await server.server.stop()
             let result = await read
@@ -128,11 +130,17 @@ import FoundationNetworking
         }
     }
 
+    /// Waits (at most 30 s) until the server has read a request.
+    static func waitUntilJournaled(_ server: TestServer) async throws {
+        for _ in 0..<1_200 where server.engine.journal.totalCount == 0 { try await Task.sleep(nanoseconds: 25_000_000) }
+        try #require(server.engine.journal.totalCount == 1, "the request never reached the server")
+    }
+
     @Test func aLongDelayIsCutWithinTheGrace() async throws {
         let server = try await TestServer.start(scenarios: [Self.delayed(30)], scenario: "slow-30.0")
         let client = try RawConnection(port: server.port)
         client.send("GET /categories HTTP/1.1\r\nHost: a\r\n\r\n")
-        try await Task.sleep(nanoseconds: 100_000_000)
+        try await Self.waitUntilJournaled(server)
         let (_, elapsed) = await measure { await server.server.stop() }
         // Cut at the 1 s grace, not after the 30 s delay (the bound leaves room for a busy test pool).
         #expect(elapsed < 10, "stop took \(elapsed) s with a 1 s grace and a 30 s delay")
@@ -151,7 +159,7 @@ import FoundationNetworking
     /// An HTTPS server whose 20 s grace a broken stop would wait out.
     static func server(http2: Bool) async throws -> TestServer {
         try await TestServer.start(limits: ConnectionLimits(shutdownGrace: .seconds(20)),
-                                   tls: TLSSettings(caDirectory: try TestCA.trusted().directory, http2: http2))
+                                   tls: TLSSettings(caDirectory: try await TestCA.trusted().directory, http2: http2))
     }
 
     @Test(arguments: [true, false])
@@ -159,7 +167,7 @@ import FoundationNetworking
         try await withTestGate(exclusive: true) {
             let server = try await Self.server(http2: http2)
             // URLSession keeps its connection open after the answer (libcurl here).
-            let session = try TestCA.session()
+            let session = try await TestCA.session()
             let (_, response) = try await session.data(from: URL(string: "https://localhost:\(server.port)/categories")!)
             #expect((response as? HTTPURLResponse)?.statusCode == 200)
             let (_, elapsed) = await measure { await server.server.stop() }

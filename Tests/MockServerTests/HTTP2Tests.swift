@@ -9,14 +9,14 @@ import Testing
 /// The client is curl with `--http2` (nghttp2), over real sockets.
 @Suite struct HTTP2Tests {
     static func start(_ rules: [Rule]) async throws -> (TestServer, String) {
-        let ca = try TestCA.trusted()
+        let ca = try await TestCA.trusted()
         let scenario = Scenario(name: "h2-test", rules: rules)
         let server = try await TestServer.start(scenarios: [scenario], scenario: scenario.name, tls: TLSSettings(caDirectory: ca.directory))
         return (server, "https://localhost:\(server.port)")
     }
 
     static func curl(_ arguments: [String]) async throws -> Tool.Result {
-        try await Tool.run("curl", ["-sS", "--http2", "--cacert", try TestCA.trusted().certificateURL.path] + arguments)
+        try await Tool.run("curl", ["-sS", "--http2", "--cacert", try await TestCA.trusted().certificateURL.path] + arguments)
     }
 
     struct FaultCase: Sendable, CustomTestStringConvertible {
@@ -149,7 +149,7 @@ import Testing
     /// until the GOAWAY (Tests/Clients/h2_graceful_stop.py).
     @Test func aStoppingServerDeliversAnAnswerFlowControlHeldBack() async throws {
         try await withTestGate(exclusive: true) {
-            let ca = try TestCA.trusted()
+            let ca = try await TestCA.trusted()
             let server = try await TestServer.start(limits: ConnectionLimits(shutdownGrace: .seconds(20)),
                                                     tls: TLSSettings(caDirectory: ca.directory))
             async let run = Tool.run("python3", [Self.gracefulStopClient, "hold-window", String(server.port), "/categories"])
@@ -185,7 +185,7 @@ import Testing
     /// and is answered: the GOAWAY named it as taken, so the client will not send it again.
     @Test func aStoppingServerReadsTheRestOfARequestItTook() async throws {
         try await withTestGate(exclusive: true) {
-            let ca = try TestCA.trusted()
+            let ca = try await TestCA.trusted()
             let server = try await TestServer.start(limits: ConnectionLimits(shutdownGrace: .seconds(20)),
                                                     tls: TLSSettings(caDirectory: ca.directory))
             let ready = FileManager.default.temporaryDirectory.appendingPathComponent("h2-ready-\(UUID().uuidString)")
@@ -218,7 +218,7 @@ import Testing
         // machine (see GracefulStopTests): an answer done before it leaves nghttp nothing to
         // hear, as nghttp hangs up after its last answer.
         try await withTestGate(exclusive: true) {
-            let ca = try TestCA.trusted()
+            let ca = try await TestCA.trusted()
             let scenario = Scenario(name: "h2-slow", rules: [Rule("slow", .get("/categories"), always: Outcome(.simulator, latency: .fixed(8)))])
             let server = try await TestServer.start(scenarios: [scenario], scenario: scenario.name,
                                                     limits: ConnectionLimits(shutdownGrace: .seconds(20)),

@@ -42,7 +42,7 @@ import FoundationNetworking
     func eachFaultGivesTheDocumentedClientError(_ fault: Case) async throws {
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
-        let ca = try TestCA.trusted()
+        let ca = try await TestCA.trusted()
         let server = try await TestServer.start(scenario: fault.scenario, tls: TLSSettings(caDirectory: ca.directory))
         defer { Task { await server.server.stop() } }
         let url = URL(string: "https://localhost:\(server.port)/categories")!
@@ -70,7 +70,7 @@ import FoundationNetworking
     @Test func aFaultForTheFirstConnectionsThenGoodOnes() async throws {
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
-        let ca = try TestCA.trusted()
+        let ca = try await TestCA.trusted()
         let scenario = Scenario(name: "reset-once", tls: TLSHandshake(fault: .handshakeReset, times: 1))
         let server = try await TestServer.start(scenarios: [scenario], scenario: scenario.name, tls: TLSSettings(caDirectory: ca.directory))
         defer { Task { await server.server.stop() } }
@@ -91,7 +91,7 @@ import FoundationNetworking
     @Test func aSlowHandshakeAnswersAfterItsDelay() async throws {
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
-        let ca = try TestCA.trusted()
+        let ca = try await TestCA.trusted()
         let scenario = Scenario(name: "slow-tls", tls: TLSHandshake(fault: .slowHandshake, handshakeDelay: 1.5))
         let server = try await TestServer.start(scenarios: [scenario], scenario: scenario.name, tls: TLSSettings(caDirectory: ca.directory))
         defer { Task { await server.server.stop() } }

@@ -13,15 +13,15 @@ import FoundationNetworking
 @Suite struct TLSTests {
     /// A server on HTTPS only, with the default CA (trusted by URLSession here, see TestCA).
     static func secureServer(scenario: String = "happy-path", extraNames: [SubjectName] = [], http2: Bool = true) async throws -> TestServer {
-        let ca = try TestCA.trusted()
+        let ca = try await TestCA.trusted()
         return try await TestServer.start(scenario: scenario, tls: TLSSettings(caDirectory: ca.directory, extraNames: extraNames, http2: http2))
     }
 
     /// A session that trusts the test CA (a delegate on Apple platforms, the system store on Linux).
-    static func session(timeout: TimeInterval = 10) throws -> URLSession {
+    static func session(timeout: TimeInterval = 10) async throws -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
-        return try TestCA.session(configuration: configuration)
+        return try await TestCA.session(configuration: configuration)
     }
 
     @Test func urlSessionGetsTheAPIsOverHTTPSWithHTTPSImageURLs() async throws {
@@ -51,7 +51,7 @@ import FoundationNetworking
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let server = try await Self.secureServer()
         defer { Task { await server.server.stop() } }
-        let ca = try TestCA.trusted().certificateURL.path
+        let ca = try await TestCA.trusted().certificateURL.path
         let base = "https://localhost:\(server.port)"
         let h2 = try await Tool.run("curl", ["-sS", "--cacert", ca, "--http2", "-w", "\n%{http_version} %{http_code}", base + "/menu"])
         #expect(h2.status == 0, "\(h2.stderr)")
@@ -79,7 +79,7 @@ import FoundationNetworking
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let server = try await Self.secureServer(extraNames: [SubjectName(parsing: "api.example.test")!, SubjectName(parsing: "10.9.8.7")!])
         defer { Task { await server.server.stop() } }
-        let ca = try TestCA.trusted().certificateURL.path
+        let ca = try await TestCA.trusted().certificateURL.path
         let handshake = try await Tool.run("openssl", ["s_client", "-connect", "127.0.0.1:\(server.port)", "-alpn", "h2,http/1.1",
                                                         "-CAfile", ca, "-servername", "localhost", "-showcerts"], input: "")
         #expect(handshake.stdout.contains("ALPN protocol: h2"), "\(handshake.stdout)")
@@ -122,7 +122,7 @@ import FoundationNetworking
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let server = try await Self.secureServer(http2: false)
         defer { Task { await server.server.stop() } }
-        let ca = try TestCA.trusted().certificateURL.path
+        let ca = try await TestCA.trusted().certificateURL.path
         let result = try await Tool.run("curl", ["-sS", "--cacert", ca, "--http2", "-o", "/dev/null", "-w", "%{http_version} %{http_code}",
                                                  "https://localhost:\(server.port)/categories"])
         #expect(result.stdout == "1.1 200", "\(result.stderr)")
@@ -131,7 +131,7 @@ import FoundationNetworking
     @Test func plainAndSecureListenersServeOneEngine() async throws {
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
-        let ca = try TestCA.trusted()
+        let ca = try await TestCA.trusted()
         let server = try await TestServer.start(tls: TLSSettings(caDirectory: ca.directory, port: 0))
         defer { Task { await server.server.stop() } }
         #expect(server.address.baseURL.hasPrefix("http://"))
@@ -156,7 +156,7 @@ import FoundationNetworking
     @Test func aGivenCertificateIsPresentedAsIs() async throws {
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
-        let ca = try TestCA.trusted()
+        let ca = try await TestCA.trusted()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("given-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -237,34 +237,5 @@ import FoundationNetworking
         try FileManager.default.removeItem(at: other.appendingPathComponent(LocalCA.keyFile))
         try FileManager.default.copyItem(at: folder.appendingPathComponent("mixed-key.pem"), to: other.appendingPathComponent(LocalCA.keyFile))
         #expect(throws: LocalCAError.self) { try LocalCA.load(from: other) }
-    }
-}
-
-/// Runs a command-line tool and collects what it printed.
-enum Tool {
-    struct Result: Sendable {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-    }
-
-    static func run(_ tool: String, _ arguments: [String], input: String? = nil) async throws -> Result {
-        try await Task.detached {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [tool] + arguments
-            let out = Pipe(), err = Pipe(), inPipe = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            process.standardInput = inPipe
-            try process.run()
-            if let input { inPipe.fileHandleForWriting.write(Data(input.utf8)) }
-            try? inPipe.fileHandleForWriting.close()
-            let stdout = out.fileHandleForReading.readDataToEndOfFile()
-            let stderr = err.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                          stderr: String(decoding: stderr, as: UTF8.self))
-        }.value
     }
 }

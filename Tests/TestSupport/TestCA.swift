@@ -17,14 +17,17 @@ import Darwin
 /// session trusts it through its delegate (`sessionDelegate`, `LocalCATrust`), as users'
 /// tests do with `ProviderContext.sessionDelegate`; the keychain is left alone.
 public enum TestCA {
-    public static func trusted() throws -> LocalCA {
-        try once.get()
+    /// The CA, made and trusted on the first call. The work (a key, a certificate, and as
+    /// root on Linux `update-ca-certificates`) runs on a thread of its own: on a fresh
+    /// machine it takes a while, and every HTTPS test asks for it at once.
+    public static func trusted() async throws -> LocalCA {
+        try await ready.value
     }
 
     /// The delegate a session needs to trust the CA: `LocalCATrust` on Apple platforms,
     /// nil on Linux (the system store trusts it there).
-    public static func sessionDelegate() throws -> LocalCATrust? {
-        let ca = try trusted()
+    public static func sessionDelegate() async throws -> LocalCATrust? {
+        let ca = try await trusted()
         #if canImport(Security)
         return LocalCATrust(ca)
         #else
@@ -33,17 +36,27 @@ public enum TestCA {
         #endif
     }
 
+    #if canImport(Security)
+    /// `sessionDelegate()` for a session made in a static initializer. On Apple platforms
+    /// nothing is installed, so loading (or making) the CA is quick.
+    public static func sessionDelegateNow() throws -> LocalCATrust {
+        LocalCATrust(try LocalCA.loadOrCreate(in: LocalCA.defaultDirectory).ca)
+    }
+    #endif
+
     /// An ephemeral session that trusts the CA (see `sessionDelegate`).
-    public static func session(configuration: URLSessionConfiguration = .ephemeral) throws -> URLSession {
-        URLSession(configuration: configuration, delegate: try sessionDelegate(), delegateQueue: nil)
+    public static func session(configuration: URLSessionConfiguration = .ephemeral) async throws -> URLSession {
+        URLSession(configuration: configuration, delegate: try await sessionDelegate(), delegateQueue: nil)
     }
 
     /// `trusted()` when `needed` (a transport over HTTPS).
-    public static func prepare(_ needed: Bool) throws {
-        if needed { _ = try trusted() }
+    public static func prepare(_ needed: Bool) async throws {
+        if needed { _ = try await trusted() }
     }
 
-    private static let once = Result<LocalCA, any Error> {
+    private static let ready = Task<LocalCA, any Error> { try await onOwnThread(make) }
+
+    private static func make() throws -> LocalCA {
         let ca = try LocalCA.loadOrCreate(in: LocalCA.defaultDirectory).ca
         #if os(Linux)
         if !ca.isInSystemBundle() {

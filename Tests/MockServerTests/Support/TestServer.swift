@@ -84,7 +84,7 @@ enum HTTP {
         // HTTPS test servers use the test CA: on Apple platforms the session trusts it
         // through its delegate (on Linux the system store does, and there is none).
         #if canImport(Security)
-        return URLSession(configuration: configuration, delegate: try? TestCA.sessionDelegate(), delegateQueue: nil)
+        return URLSession(configuration: configuration, delegate: try? TestCA.sessionDelegateNow(), delegateQueue: nil)
         #else
         return URLSession(configuration: configuration)
         #endif

@@ -1,0 +1,66 @@
+import Foundation
+
+/// Runs blocking work (waiting for a child process, reading its pipes, a system command)
+/// on a thread of its own, and suspends until it is done.
+///
+/// Blocking inside a task holds one of the cooperative pool's threads, of which there are
+/// as many as cores: two such waits on a 2-core machine stall every other test in the
+/// process, and the timing tests among them fail. `DispatchQueue.global()` is no way out
+/// on Linux, where its threads are the same pool's width.
+public func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
+    }
+}
+
+/// Runs a command-line tool and collects what it printed, waiting on threads of its own.
+public enum Tool {
+    public struct Result: Sendable {
+        public let status: Int32
+        public let stdout: String
+        public let stderr: String
+    }
+
+    /// `tool` (found on the PATH) with `arguments`; `input`, if any, on its standard input.
+    public static func run(_ tool: String, _ arguments: [String], input: String? = nil) async throws -> Result {
+        try await onOwnThread {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = [tool] + arguments
+            let out = Pipe(), err = Pipe(), inPipe = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            process.standardInput = inPipe
+            try process.run()
+            if let input { inPipe.fileHandleForWriting.write(Data(input.utf8)) }
+            try? inPipe.fileHandleForWriting.close()
+            // Both pipes at once: a tool that fills one while the other is read would block.
+            let stderr = ErrorOutput()
+            Thread {
+                stderr.finish(err.fileHandleForReading.readDataToEndOfFile())
+            }.start()
+            let stdout = out.fileHandleForReading.readDataToEndOfFile()
+            let errors = stderr.wait()
+            process.waitUntilExit()
+            return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                          stderr: String(decoding: errors, as: UTF8.self))
+        }
+    }
+}
+
+/// What a tool wrote on its standard error, handed from the thread that read it.
+private final class ErrorOutput: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var data = Data()
+
+    func finish(_ data: Data) {
+        self.data = data
+        done.signal()
+    }
+
+    /// Blocks until `finish` (the semaphore orders the write before this read).
+    func wait() -> Data {
+        done.wait()
+        return data
+    }
+}
