@@ -93,7 +93,11 @@ public actor MockHTTPServer {
 
         /// HTTP/2 after ALPN: each stream gets the same request handler, which answers in frames.
         @Sendable func addHTTP2(_ channel: any Channel) throws {
-            let shared = NIOLoopBound((HTTP2ConnectionFacts(parent: channel), ConnectionRequests()), eventLoop: channel.eventLoop)
+            // What every stream of the connection shares, worked out once per connection
+            // rather than per stream: a stream is one request.
+            let fallbackBaseURL = "https://\(fallbackHost):\(tlsPortBox.current)"
+            let shared = NIOLoopBound((HTTP2ConnectionFacts(parent: channel), ConnectionRequests(), delays.queue(for: channel.eventLoop)),
+                                      eventLoop: channel.eventLoop)
             var settings = nioDefaultSettings.filter { $0.parameter != .maxHeaderListSize }
             settings.append(HTTP2Setting(parameter: .maxHeaderListSize, value: limits.maxHeadSize))
             var connection = NIOHTTP2Handler.ConnectionConfiguration()
@@ -103,13 +107,13 @@ public actor MockHTTPServer {
                 mode: .server, connectionConfiguration: connection, streamConfiguration: .init(), streamDelegate: streams
             ) { stream in
                 stream.eventLoop.makeCompletedFuture {
-                    let (facts, requests) = shared.value
+                    let (facts, requests, delayQueue) = shared.value
                     let sync = stream.pipeline.syncOperations
                     try sync.addHandler(HTTP2RequestDecoder())
                     try sync.addHandler(HTTPRequestHandler(
                         engine: engine, responder: responder, proxy: proxy, maxRequestBodySize: maxBody,
-                        fallbackBaseURL: "https://\(fallbackHost):\(tlsPortBox.current)", logger: logger,
-                        delays: delays.queue(for: stream.eventLoop), clock: nil, limits: limits, scheme: "https",
+                        fallbackBaseURL: fallbackBaseURL, logger: logger,
+                        delays: delayQueue, clock: nil, limits: limits, scheme: "https",
                         http2: facts, connectionRequests: requests))
                 }
             }
