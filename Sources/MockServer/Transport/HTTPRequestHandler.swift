@@ -13,6 +13,9 @@ final class ConnectionRequests {
         return next
     }
     var begun = 0
+    /// The last `Host` header and the base URL made from it: a connection's client names
+    /// the same host on every request, and every stream of an HTTP/2 connection.
+    var lastBaseURL: (host: String, baseURL: String)?
     init() {}
 
     private static let next = Locked<UInt64>(1)
@@ -95,8 +98,6 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     var upload: UploadPace?
     /// Reads are held until the uplink has carried what came so far.
     var uploadHeld = false
-    /// The last `Host` header and the base URL made from it.
-    private var lastBaseURL: (host: String, baseURL: String)?
 
     /// Whether a new request has to wait for the current response.
     private var isBusy: Bool {
@@ -366,11 +367,11 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The address the client used (its `Host` header) when it is a plain host[:port].
     private func baseURL(for head: HTTPRequestHead) -> String {
         guard let host = head.headers.first(name: "host") else { return fallbackBaseURL }
-        // A connection's client names the same host on every request: checked and built once.
-        // Compared byte for byte: `==` on String would take "\u{212A}" (Kelvin) for "K".
-        if let last = lastBaseURL, last.host.utf8.elementsEqual(host.utf8) { return last.baseURL }
+        // Checked and built once per connection (`ConnectionRequests.lastBaseURL`). Compared
+        // byte for byte: `==` on String would take "\u{212A}" (Kelvin) for "K".
+        if let last = connectionRequests.lastBaseURL, last.host.utf8.elementsEqual(host.utf8) { return last.baseURL }
         let baseURL = HTTPRequestHandler.isPlainHost(host) ? scheme + "://" + host : fallbackBaseURL
-        lastBaseURL = (host, baseURL)
+        connectionRequests.lastBaseURL = (host, baseURL)
         return baseURL
     }
 
