@@ -52,6 +52,31 @@ import FoundationNetworking
         #expect(stdout.contains("xcrun simctl keychain booted add-root-cert \(folder.appendingPathComponent("ca.pem").path)"), "\(stdout)")
     }
 
+    /// Processes making the same CA at once (two servers started together on a fresh
+    /// machine) end up with one CA: one of them creates it, the others load it, and the
+    /// folder holds a key that belongs to its certificate.
+    @Test func processesMakingOneCAAtOnceShareIt() async throws {
+        await TestGate.shared.acquire(exclusive: false)   // spawns processes: heavy, kept off timing tests
+        defer { Task { await TestGate.shared.release(exclusive: false) } }
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let runs = try await withThrowingTaskGroup(of: (Int32, String, String).self) { group in
+            for _ in 0..<8 { group.addTask { try await MockServerProcess.run(["ca", "--ca-dir", folder.path]) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(runs.allSatisfy { $0.0 == 0 }, "\(runs.map(\.2))")
+        #expect(runs.filter { $0.1.contains("(created now)") }.count == 1, "\(runs.map(\.1))")
+        let fingerprints = Set(runs.map { $0.1.split(separator: "\n").dropFirst().first.map(String.init) ?? "" })
+        #expect(fingerprints.count == 1, "\(fingerprints)")
+        // And it loads again, key and certificate together.
+        let (status, again, stderr) = try await MockServerProcess.run(["ca", "--ca-dir", folder.path])
+        #expect(status == 0, "\(stderr)")
+        #expect(again.split(separator: "\n").dropFirst().first.map(String.init) == fingerprints.first)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.deletingLastPathComponent().path)
+            .filter { $0.hasPrefix(".\(folder.lastPathComponent).") }
+        #expect(leftovers.isEmpty, "staging folders left behind: \(leftovers)")
+    }
+
     @Test func anUnusableCAFolderExitsWith2AndSaysWhy() async throws {
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }

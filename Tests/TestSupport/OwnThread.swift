@@ -35,15 +35,15 @@ public enum Tool {
             if let input { inPipe.fileHandleForWriting.write(Data(input.utf8)) }
             try? inPipe.fileHandleForWriting.close()
             // Both pipes at once: a tool that fills one while the other is read would block.
-            let stderr = ErrorOutput()
+            let stderr = ErrorOutput(), errors = err.fileHandleForReading
             Thread {
-                stderr.finish(err.fileHandleForReading.readDataToEndOfFile())
+                stderr.finish(errors.readDataToEndOfFile())
             }.start()
             let stdout = out.fileHandleForReading.readDataToEndOfFile()
-            let errors = stderr.wait()
+            let errorBytes = stderr.wait()
             process.waitUntilExit()
             return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                          stderr: String(decoding: errors, as: UTF8.self))
+                          stderr: String(decoding: errorBytes, as: UTF8.self))
         }
     }
 }

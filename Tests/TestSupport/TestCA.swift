@@ -40,7 +40,7 @@ public enum TestCA {
     /// `sessionDelegate()` for a session made in a static initializer. On Apple platforms
     /// nothing is installed, so loading (or making) the CA is quick.
     public static func sessionDelegateNow() throws -> LocalCATrust {
-        LocalCATrust(try LocalCA.loadOrCreate(in: LocalCA.defaultDirectory).ca)
+        LocalCATrust(try stored.get())
     }
     #endif
 
@@ -56,8 +56,11 @@ public enum TestCA {
 
     private static let ready = Task<LocalCA, any Error> { try await onOwnThread(make) }
 
+    /// The CA on disk, loaded (or made) once for the process.
+    private static let stored = Result<LocalCA, any Error> { try LocalCA.loadOrCreate(in: LocalCA.defaultDirectory).ca }
+
     private static func make() throws -> LocalCA {
-        let ca = try LocalCA.loadOrCreate(in: LocalCA.defaultDirectory).ca
+        let ca = try stored.get()
         #if os(Linux)
         if !ca.isInSystemBundle() {
             guard getuid() == 0 else {

@@ -1,5 +1,12 @@
 import Crypto
 import Foundation
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import SwiftASN1
 import X509
 
@@ -87,6 +94,19 @@ public struct LocalCA: Sendable {
             return (try load(from: directory), false)
         }
         let created = try create(now: now, directory: directory)
+        // An empty folder (made by hand or by the caller) is replaced whole: `rmdir` removes
+        // only an empty one, and not a link to one.
+        if (try? files.attributesOfItem(atPath: directory.path)[.type]) as? FileAttributeType == .typeDirectory {
+            _ = rmdir(directory.path)
+        }
+        if (try? files.attributesOfItem(atPath: directory.path)) == nil {
+            return try createInPlace(created, directory: directory)
+        }
+        // Another process's CA landed meanwhile.
+        if files.fileExists(atPath: certURL.path) || files.fileExists(atPath: keyURL.path) {
+            return (try load(from: directory), false)
+        }
+        // A folder with other files in it, or a link to one: written into.
         do {
             try files.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             // The key first and private; the certificate's presence marks a complete CA.
@@ -99,6 +119,29 @@ public struct LocalCA: Sendable {
         }
         // Another process may have created one at the same moment: the files on disk win.
         return ((try? load(from: directory)) ?? created, true)
+    }
+
+    /// Writes a new CA into a folder of its own beside `directory` and renames it into
+    /// place, so the folder appears whole or not at all. Two processes making the default
+    /// CA at once (two test runs, two servers started together on a fresh machine) could
+    /// otherwise leave one's key beside the other's certificate: a CA that never loads
+    /// again. The rename fails if another CA got there first; that one is used.
+    private static func createInPlace(_ created: LocalCA, directory: URL) throws(LocalCAError) -> (ca: LocalCA, created: Bool) {
+        let files = FileManager.default
+        let parent = directory.deletingLastPathComponent()
+        let staging = parent.appendingPathComponent(".\(directory.lastPathComponent).\(UUID().uuidString)")
+        do {
+            try files.createDirectory(at: parent, withIntermediateDirectories: true)
+            try files.createDirectory(at: staging, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw LocalCAError(file: parent.path, reason: "cannot create the CA folder: \(error.localizedDescription)")
+        }
+        defer { try? files.removeItem(at: staging) }
+        try write(Data(created.privateKey.pemRepresentation.utf8), to: staging.appendingPathComponent(keyFile), permissions: 0o600)
+        try write(Data(created.certificatePEM.utf8), to: staging.appendingPathComponent(certificateFile), permissions: 0o644)
+        if rename(staging.path, directory.path) == 0 { return (created, true) }
+        // Someone else's CA is there now.
+        return (try load(from: directory), false)
     }
 
     /// Loads the CA in `directory`; the error names the file and what is wrong.
