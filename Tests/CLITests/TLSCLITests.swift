@@ -54,12 +54,15 @@ import FoundationNetworking
 
     /// Processes making the same CA at once (two servers started together on a fresh
     /// machine) end up with one CA: one of them creates it, the others load it, and the
-    /// folder holds a key that belongs to its certificate.
-    @Test func processesMakingOneCAAtOnceShareIt() async throws {
+    /// folder holds a key that belongs to its certificate. Also when the folder is there,
+    /// empty (made by hand).
+    @Test(arguments: [false, true])
+    func processesMakingOneCAAtOnceShareIt(folderExists: Bool) async throws {
         await TestGate.shared.acquire(exclusive: false)   // spawns processes: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let folder = Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
+        if folderExists { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
         let runs = try await withThrowingTaskGroup(of: (Int32, String, String).self) { group in
             for _ in 0..<8 { group.addTask { try await MockServerProcess.run(["ca", "--ca-dir", folder.path]) } }
             return try await group.reduce(into: []) { $0.append($1) }

@@ -94,17 +94,15 @@ public struct LocalCA: Sendable {
             return (try load(from: directory), false)
         }
         let created = try create(now: now, directory: directory)
-        // An empty folder (made by hand or by the caller) is replaced whole: `rmdir` removes
-        // only an empty one, and not a link to one.
-        if (try? files.attributesOfItem(atPath: directory.path)[.type]) as? FileAttributeType == .typeDirectory {
-            _ = rmdir(directory.path)
-        }
-        if (try? files.attributesOfItem(atPath: directory.path)) == nil {
-            return try createInPlace(created, directory: directory)
-        }
-        // Another process's CA landed meanwhile.
-        if files.fileExists(atPath: certURL.path) || files.fileExists(atPath: keyURL.path) {
-            return (try load(from: directory), false)
+        let type = (try? files.attributesOfItem(atPath: directory.path)[.type]) as? FileAttributeType
+        if type == nil || type == .typeDirectory {
+            // Nothing there, or a folder: the CA goes in whole by a rename, which replaces an
+            // empty folder and fails on one with files in it.
+            if let placed = try createInPlace(created, directory: directory) { return placed }
+            // Another process's CA landed meanwhile.
+            if files.fileExists(atPath: certURL.path) || files.fileExists(atPath: keyURL.path) {
+                return (try load(from: directory), false)
+            }
         }
         // A folder with other files in it, or a link to one: written into.
         do {
@@ -125,23 +123,30 @@ public struct LocalCA: Sendable {
     /// place, so the folder appears whole or not at all. Two processes making the default
     /// CA at once (two test runs, two servers started together on a fresh machine) could
     /// otherwise leave one's key beside the other's certificate: a CA that never loads
-    /// again. The rename fails if another CA got there first; that one is used.
-    private static func createInPlace(_ created: LocalCA, directory: URL) throws(LocalCAError) -> (ca: LocalCA, created: Bool) {
+    /// again. Nil when `directory` has files in it (another process's CA, got there first).
+    private static func createInPlace(_ created: LocalCA, directory: URL) throws(LocalCAError) -> (ca: LocalCA, created: Bool)? {
         let files = FileManager.default
         let parent = directory.deletingLastPathComponent()
         let staging = parent.appendingPathComponent(".\(directory.lastPathComponent).\(UUID().uuidString)")
         do {
             try files.createDirectory(at: parent, withIntermediateDirectories: true)
+        } catch {
+            throw LocalCAError(file: parent.path, reason: "cannot create the CA folder's parent: \(error.localizedDescription)")
+        }
+        do {
             try files.createDirectory(at: staging, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw LocalCAError(file: parent.path, reason: "cannot create the CA folder: \(error.localizedDescription)")
+            throw LocalCAError(file: staging.path, reason: "cannot create the CA folder: \(error.localizedDescription)")
         }
         defer { try? files.removeItem(at: staging) }
         try write(Data(created.privateKey.pemRepresentation.utf8), to: staging.appendingPathComponent(keyFile), permissions: 0o600)
         try write(Data(created.certificatePEM.utf8), to: staging.appendingPathComponent(certificateFile), permissions: 0o644)
         if rename(staging.path, directory.path) == 0 { return (created, true) }
-        // Someone else's CA is there now.
-        return (try load(from: directory), false)
+        let code = errno
+        guard code == ENOTEMPTY || code == EEXIST else {
+            throw LocalCAError(file: directory.path, reason: "the new CA cannot be moved there: \(String(cString: strerror(code)))")
+        }
+        return nil
     }
 
     /// Loads the CA in `directory`; the error names the file and what is wrong.
