@@ -132,7 +132,7 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "NIOTLS", package: "swift-nio"), .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-            .product(name: "NIOHPACK", package: "swift-nio-http2"),
+            .product(name: "NIOHPACK", package: "swift-nio-http2"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ], path: "Benchmarks/NIOFloor"),
         // Test-only support shared by the test targets (they run in one process).
         .target(name: "TestSupport", dependencies: ["MockServer", "ContractTests"], path: "Tests/TestSupport"),

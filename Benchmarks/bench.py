@@ -427,8 +427,9 @@ class Counter:
     """A server's own count of the requests it answered, asked over one keep-alive
     connection of its own, opened before the load, so asking opens none during it."""
 
-    def __init__(self, port, path, parse):
-        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    def __init__(self, port, path, parse, tls=False):
+        self.connection = (http.client.HTTPSConnection("127.0.0.1", port, timeout=30, context=ssl._create_unverified_context()) if tls
+                           else http.client.HTTPConnection("127.0.0.1", port, timeout=30))
         self.path, self.parse = path, parse
         self()
 
@@ -442,10 +443,12 @@ class Counter:
         self.connection.close()
 
 
-def counter_of(server):
+def counter_of(server, tls=False):
     if server.name == "nginx":
-        return Counter(server.port, "/__status", lambda body: int(re.search(rb"\n\s*\d+\s+\d+\s+(\d+)", body).group(1)))
-    return Counter(server.port, "/__admin/info", lambda body: json.loads(body)["journal"]["total"])
+        return Counter(server.port, "/__status", lambda body: int(re.search(rb"\n\s*\d+\s+\d+\s+(\d+)", body).group(1)), tls)
+    if server.name == "nio-floor":
+        return Counter(server.port, "/__count", int, tls)
+    return Counter(server.port, "/__admin/info", lambda body: json.loads(body)["journal"]["total"], tls)
 
 
 def held_load(server, path, connections, seconds, core, ramp_limit):
@@ -636,8 +639,42 @@ def h2load(url, clients, requests, streams, core, h1=False):
     done = re.search(r"requests: \d+ total, \d+ started, (\d+) done, (\d+) succeeded, (\d+) failed, (\d+) errored", out)
     if not match or not done or int(done.group(2)) == 0:
         raise RuntimeError(f"h2load gave no figures for {url}:\n{out}")
-    return {"rps": float(match.group(3)), "requests": int(done.group(1)), "errors": int(done.group(3)) + int(done.group(4)),
-            "seconds": float(match.group(1)) / (1000 if match.group(2) == "ms" else 1)}
+    return {"rps": float(match.group(3)), "requests": int(done.group(1)), "succeeded": int(done.group(2)),
+            "errors": int(done.group(3)) + int(done.group(4)), "seconds": float(match.group(1)) / (1000 if match.group(2) == "ms" else 1),
+            "tls": tuple(value for _, value in re.findall(r"^(TLS Protocol|Cipher|Server Temp Key): (.+)$", out, re.M))}
+
+
+def handshakes(server, seconds, core, h1):
+    """Full TLS handshakes for at least `seconds`: h2load batches of 200 clients, one
+    request each, so every request is a new connection and a full handshake (h2load
+    resumes a session only when one client reconnects; nginx keeps no session cache and
+    issues no tickets). What h2load counted is checked against the server's own count
+    of answered requests, and the server's CPU over the batches gives its cost per
+    handshake, a figure the client's speed does not bound: h2load on one core makes
+    about as many handshakes a second as any of these servers answers."""
+    counter = counter_of(server, tls=True)
+    _, before = counter()
+    cpu_before, started = cpu_seconds(server.pids), time.monotonic()
+    succeeded = errors = 0
+    client_seconds, parameters = 0.0, set()
+    while time.monotonic() - started < seconds:
+        batch = h2load(server.base + "/menu", 200, 200, 1, core, h1=h1)
+        succeeded += batch["succeeded"]
+        errors += batch["errors"]
+        client_seconds += batch["seconds"]
+        parameters.add(batch["tls"])
+    wall = time.monotonic() - started
+    cpu = cpu_seconds(server.pids) - cpu_before
+    _, after = counter()
+    counter.close()
+    # The server may count the request that read its count (nginx does): one at most.
+    counted = after - before
+    if not 0 <= counted - succeeded <= 1:
+        raise RuntimeError(f"{server.name}: h2load counted {succeeded:,} answered requests, the server {counted:,}")
+    if len(parameters) != 1 or len(next(iter(parameters))) != 3:
+        raise RuntimeError(f"{server.name}: the TLS parameters h2load reported changed or are missing: {parameters}")
+    return {"rps": succeeded / client_seconds, "cpu_us": cpu / succeeded * 1e6, "busy": cpu / wall, "counted": succeeded,
+            "errors": errors, "tls": next(iter(parameters))}
 
 
 def tls(args, binary, nginx_binary, floor_binary, cores, folder):
@@ -654,7 +691,7 @@ def tls(args, binary, nginx_binary, floor_binary, cores, folder):
     a = urllib.request.urlopen(mock.base + "/menu", context=context).read()
     with open(os.path.join(folder, "www", "menu.json"), "wb") as f:
         f.write(a)
-    nginx = Nginx(nginx_binary, cores[1], folder, tls=(cert, key))
+    nginx = Nginx(nginx_binary, cores[1], folder, tls=(cert, key), status=True)
     b = urllib.request.urlopen(nginx.base + "/menu", context=context).read()
     if a != b:
         raise RuntimeError("over TLS, nginx and the mock serve different bytes")
@@ -675,15 +712,24 @@ def tls(args, binary, nginx_binary, floor_binary, cores, folder):
             # HTTP/1.1, one request per client, which does not resume TLS sessions (wrk with
             # Connection: close resumed where a server allows it, so the mock, whose TLS
             # library keeps a session cache, did half the work of nginx's full handshakes).
-            fresh = h2load(server.base + "/menu", 200, 200, 1, cores[0], h1=True)
+            fresh = handshakes(server, seconds, cores[0], h1=True)
             h2 = h2load(server.base + "/menu", 16, max(2000, int(keep["rps"] * seconds)), 10, cores[0])
-            h2_fresh = h2load(server.base + "/menu", 200, 200, 1, cores[0])   # one request per connection
+            h2_fresh = handshakes(server, seconds, cores[0], h1=False)
             row = {"h1_keepalive": keep["rps"], "h1_handshakes": fresh["rps"], "h2_keepalive": h2["rps"], "h2_handshakes": h2_fresh["rps"],
+                   "h1_handshake_cpu": fresh["cpu_us"], "h2_handshake_cpu": h2_fresh["cpu_us"],
+                   "h1_handshake_busy": fresh["busy"], "h2_handshake_busy": h2_fresh["busy"],
+                   "handshakes_counted": fresh["counted"] + h2_fresh["counted"], "tls": {fresh["tls"], h2_fresh["tls"]},
                    "errors": keep["errors"] + keep["socket_errors"] + fresh["errors"] + h2["errors"] + h2_fresh["errors"]}
             runs.setdefault(server.name, []).append(row)
             log(f"  round {round_number + 1} TLS {server.name:11} h1 keep-alive {row['h1_keepalive']:>8.0f} req/s, "
                 f"h1 handshakes {row['h1_handshakes']:>6.0f}/s, h2 keep-alive {row['h2_keepalive']:>8.0f} req/s, "
-                f"h2 handshakes {row['h2_handshakes']:>6.0f}/s, errors {row['errors']}")
+                f"h2 handshakes {row['h2_handshakes']:>6.0f}/s, handshake CPU h1 {row['h1_handshake_cpu']:.0f} µs / h2 {row['h2_handshake_cpu']:.0f} µs "
+                f"(server busy {row['h1_handshake_busy']:.0%} / {row['h2_handshake_busy']:.0%}), errors {row['errors']}")
+    # The key exchange, cipher and protocol h2load saw: the same on every server, or the
+    # handshake rows would compare different work.
+    seen = {parameters for runs_ in runs.values() for run in runs_ for parameters in run["tls"]}
+    if len(seen) != 1:
+        raise RuntimeError(f"the servers' TLS handshakes differ: {seen}")
     stop(mock.proc)
     stop(nginx.proc)
     stop(floor.proc)
@@ -749,17 +795,36 @@ def report(args, runs, targets, delay, starts, mem, contracts, sizes, tls_runs, 
                          f"{median_of(nginx, 'p50'):.3f} / {median_of(nginx, 'p99'):.3f} | "
                          f"{m_cpu:.1f} | {n_cpu:.1f} | {m_cpu / n_cpu:.2f}× |")
     lines.append("")
-    lines.append("Over TLS (the same P-256 certificate from the mock's CA for both; TLS 1.3; no session reuse), `/menu`:")
+    protocol, cipher, key_exchange = next(iter(tls_runs["mock-server"][0]["tls"]))
+    lines.append(f"Over TLS (the same P-256 certificate from the mock's CA for both; {protocol}, {cipher}, key exchange {key_exchange} on "
+                 "every server, as h2load reported; no session reuse), `/menu`:")
     lines.append("")
     lines.append("| | mock req/s | nginx req/s | ratio | floor req/s | mock/floor | floor/nginx |")
     lines.append("|---|---:|---:|---:|---:|---:|---:|")
     tls_figures, tls_floor = {}, {}
-    for key, label in (("h1_keepalive", "HTTP/1.1 keep-alive, 64 conns (wrk)"), ("h1_handshakes", "HTTP/1.1 one request per connection, 200 conns: handshakes/s (h2load --h1)"),
-                       ("h2_keepalive", "HTTP/2 keep-alive, 16 conns × 10 streams (h2load)"), ("h2_handshakes", "HTTP/2 one request per connection, 200 conns: handshakes/s (h2load)")):
+    for key, label in (("h1_keepalive", "HTTP/1.1 keep-alive, 64 conns (wrk)"),
+                       ("h1_handshakes", "HTTP/1.1 one request per connection: handshakes/s (h2load --h1, bound by the client)"),
+                       ("h2_keepalive", "HTTP/2 keep-alive, 16 conns × 10 streams (h2load)"),
+                       ("h2_handshakes", "HTTP/2 one request per connection: handshakes/s (h2load, bound by the client)")):
         m, n, f = (median_of(tls_runs[name], key) for name in ("mock-server", "nginx", "nio-floor"))
         tls_figures[key] = m / n
         tls_floor[key] = (m / f, f / n)
         lines.append(f"| {label} | {m:,.0f} | {n:,.0f} | {m / n:.2f}× | {f:,.0f} | {m / f:.2f}× | {f / n:.2f}× |")
+    counted = {name: sum(run["handshakes_counted"] for run in tls_runs[name]) for name in ("mock-server", "nginx", "nio-floor")}
+    lines.append("")
+    lines.append(f"Full handshakes, each a new connection with one request (h2load batches of 200 clients for {args.duration} s a round): "
+                 "h2load on its one core makes about as many a second as any of these servers answers, so the rate above is the "
+                 "client's. What each server spends is its CPU over the batches divided by the handshakes, each counted by h2load "
+                 f"and checked against the server's own count of answered requests (mock {counted['mock-server']:,}, nginx "
+                 f"{counted['nginx']:,}, floor {counted['nio-floor']:,} over all rounds).")
+    lines.append("")
+    lines.append("| | mock CPU µs | nginx CPU µs | CPU ratio | floor CPU µs | mock/floor CPU | server busy: mock / nginx / floor |")
+    lines.append("|---|---:|---:|---:|---:|---:|---:|")
+    for key, label in (("h1", "HTTP/1.1 (h2load --h1), per full handshake"), ("h2", "HTTP/2 (h2load), per full handshake")):
+        m, n, f = (median_of(tls_runs[name], f"{key}_handshake_cpu") for name in ("mock-server", "nginx", "nio-floor"))
+        busy = " / ".join(f"{median_of(tls_runs[name], f'{key}_handshake_busy'):.0%}" for name in ("mock-server", "nginx", "nio-floor"))
+        tls_figures[f"{key}_handshake_cpu"] = m / n
+        lines.append(f"| {label} | {m:,.0f} | {n:,.0f} | {m / n:.2f}× | {f:,.0f} | {m / f:.2f}× | {busy} |")
     tls_errors = sum(run["errors"] for runs_ in tls_runs.values() for run in runs_)
     (mock_start, mock_starts), (nginx_start, _) = starts
     (plain_start, _), (tls_start, tls_start_samples) = tls_starts["plain"], tls_starts["tls"]
@@ -1022,9 +1087,9 @@ def main():
         if args.only == "tls":
             stop(mock.proc)
             tls_runs = tls(args, args.binary, nginx_binary, args.floor, cores, folder)
-            for key in ("h1_keepalive", "h1_handshakes", "h2_keepalive", "h2_handshakes"):
+            for key in ("h1_keepalive", "h1_handshakes", "h2_keepalive", "h2_handshakes", "h1_handshake_cpu", "h2_handshake_cpu"):
                 m, n, f = (median_of(tls_runs[name], key) for name in ("mock-server", "nginx", "nio-floor"))
-                print(f"{key:14} mock {m:>9,.0f}  nginx {n:>9,.0f}  floor {f:>9,.0f}  mock/nginx {m / n:.2f}×  mock/floor {m / f:.2f}×  floor/nginx {f / n:.2f}×")
+                print(f"{key:16} mock {m:>9,.0f}  nginx {n:>9,.0f}  floor {f:>9,.0f}  mock/nginx {m / n:.2f}×  mock/floor {m / f:.2f}×  floor/nginx {f / n:.2f}×")
             return
         nginx = Nginx(nginx_binary, cores[1], folder)
         floor = Floor(args.floor, cores[1], folder, routes)

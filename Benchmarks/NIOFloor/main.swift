@@ -11,8 +11,11 @@
 //
 //   nio-floor [--tls CERT KEY] FOLDER 'PATH|FILE|CONTENT-TYPE' ...
 //   prints "Listening on http://127.0.0.1:PORT" (https with --tls)
+//   `GET /__count` answers the number of requests answered before it, so the benchmark
+//   checks a run's count from the server's side, as it does with nginx and the mock.
 //   (a request target, as sent, with its query: `/api/products?page_no=1&items_per_page=20`)
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHPACK
 import NIOHTTP1
@@ -65,6 +68,16 @@ let notFound: ByteBuffer = {
     return buffer
 }()
 
+/// Requests answered (the server has one event loop: the lock is never contended).
+let answered = NIOLockedValueBox(0)
+
+func countAnswer() -> ByteBuffer {
+    let count = answered.withLockedValue { $0 }
+    var buffer = ByteBufferAllocator().buffer(capacity: 96)
+    buffer.writeString("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: \(String(count).utf8.count)\r\n\r\n\(count)")
+    return buffer
+}
+
 final class FloorHandler: ChannelInboundHandler, Sendable {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = ByteBuffer
@@ -73,6 +86,11 @@ final class FloorHandler: ChannelInboundHandler, Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .head(let head) = unwrapInboundIn(data) else { return }
+        if head.uri == "/__count" {
+            context.write(wrapOutboundOut(countAnswer()), promise: nil)
+            return
+        }
+        answered.withLockedValue { $0 += 1 }
         context.write(wrapOutboundOut(answers[head.uri] ?? notFound), promise: nil)
     }
 
@@ -88,6 +106,7 @@ final class FloorStreamHandler: ChannelInboundHandler, Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .headers(let request) = unwrapInboundIn(data) else { return }
+        answered.withLockedValue { $0 += 1 }
         guard let path = request.headers.first(name: ":path"), let (fields, body) = frames[path] else {
             context.writeAndFlush(wrapOutboundOut(.headers(.init(headers: [":status": "404"], endStream: true))), promise: nil)
             return
