@@ -91,6 +91,11 @@ final class FloorHandler: ChannelInboundHandler, Sendable {
             return
         }
         answered.withLockedValue { $0 += 1 }
+        guard head.isKeepAlive else {
+            // `Connection: close` (the benchmark's ticket count reads until the close).
+            context.writeAndFlush(wrapOutboundOut(answers[head.uri] ?? notFound)).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            return
+        }
         context.write(wrapOutboundOut(answers[head.uri] ?? notFound), promise: nil)
     }
 
