@@ -667,8 +667,8 @@ def tickets(server):
 def handshakes(server, seconds, core, h1):
     """Full TLS handshakes for at least `seconds`: h2load batches of 200 clients, one
     request each, so every request is a new connection and a full handshake (h2load
-    resumes a session only when one client reconnects; nginx keeps no session cache and
-    issues no tickets). What h2load counted is checked against the server's own count
+    resumes a session only when one client reconnects, and no client here reconnects;
+    every server sends its tickets all the same, `tickets`). What h2load counted is checked against the server's own count
     of answered requests, and the server's CPU over the batches gives its cost per
     handshake, a figure the client's speed does not bound: h2load on one core makes
     about as many handshakes a second as any of these servers answers."""
