@@ -184,13 +184,19 @@ import FoundationNetworking
     @Test func theCAIsMadeOnceAndReusedAndServedForDevices() async throws {
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ca-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
+        // A parent that does not exist yet, as `~/.mock-server` on a fresh machine.
+        let parent = FileManager.default.temporaryDirectory.appendingPathComponent("ca-\(UUID().uuidString)")
+        let folder = parent.appendingPathComponent("ca")
+        defer { try? FileManager.default.removeItem(at: parent) }
         let first = try await TestServer.start(tls: TLSSettings(caDirectory: folder))
         let fingerprint = try #require(await first.server.certificateAuthority?.fingerprint)
         await first.server.stop()
         let attributes = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(LocalCA.keyFile).path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "the CA key is private")
+        for made in [parent, folder] {
+            let mode = try FileManager.default.attributesOfItem(atPath: made.path)[.posixPermissions] as? NSNumber
+            #expect(mode?.intValue == 0o700, "\(made.lastPathComponent) is private (\(String(mode?.intValue ?? 0, radix: 8)))")
+        }
         let second = try await TestServer.start(tls: TLSSettings(caDirectory: folder, port: 0))
         defer { Task { await second.server.stop() } }
         #expect(await second.server.certificateAuthority?.fingerprint == fingerprint, "a second start reuses the CA")

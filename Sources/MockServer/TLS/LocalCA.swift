@@ -129,7 +129,8 @@ public struct LocalCA: Sendable {
         let parent = directory.deletingLastPathComponent()
         let staging = parent.appendingPathComponent(".\(directory.lastPathComponent).\(UUID().uuidString)")
         do {
-            try files.createDirectory(at: parent, withIntermediateDirectories: true)
+            // Private, as the CA folder was made before (`~/.mock-server` holds keys).
+            try files.createDirectory(at: parent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw LocalCAError(file: parent.path, reason: "cannot create the CA folder's parent: \(error.localizedDescription)")
         }
