@@ -49,6 +49,35 @@ import FoundationNetworking
         }
     }
 
+    /// A connection writes the header lines it wrote last again when a plan shares their
+    /// list (#24): answers whose lists differ must each carry their own, however they
+    /// alternate on one connection. Each answer is compared with the same request on a
+    /// connection of its own.
+    @Test func answersOnOneConnectionEachCarryTheirOwnHeaders() async throws {
+        try await withServer { server in
+            let paths = ["/menu", "/images/1.png", "/menu", "/images/2.png", "/images/1.png", "/nope", "/categories", "/images/2.png"]
+            func fields(_ response: RawResponse) -> [String] {
+                ["Content-Type", "Content-Length", "ETag", "Last-Modified", "Cache-Control"].map { "\($0): \(response.header($0) ?? "-")" }
+            }
+            var alone: [String: [String]] = [:]
+            for path in Set(paths) {
+                let connection = try RawConnection(port: server.port)
+                connection.send("GET \(path) HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+                alone[path] = try fields(#require(await connection.read().responses.first))
+            }
+            #expect(alone["/images/1.png"] != alone["/images/2.png"], "the two images must differ in their ETag")
+            let connection = try RawConnection(port: server.port)
+            connection.send(paths.enumerated().map { index, path in
+                "GET \(path) HTTP/1.1\r\nHost: a\r\n" + (index == paths.count - 1 ? "Connection: close\r\n" : "") + "\r\n"
+            }.joined())
+            let responses = await connection.read().responses
+            #expect(responses.count == paths.count)
+            for (path, response) in zip(paths, responses) {
+                #expect(fields(response) == alone[path], "\(path)")
+            }
+        }
+    }
+
     @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
         try await withServer { server in
             let connection = try RawConnection(port: server.port)

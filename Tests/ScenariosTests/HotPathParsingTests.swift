@@ -62,3 +62,36 @@ import Testing
         #expect(!"x-a".caseInsensitiveEquals("x-b"))
     }
 }
+
+/// The byte comparisons and the shared-list check of the response path (#24).
+@Suite struct HeaderComparisonTests {
+    @Test func caseInsensitiveEqualityFoldsASCIIOnly() {
+        #expect("Content-Type".caseInsensitiveEquals("content-type"))
+        #expect("ETAG".caseInsensitiveEquals("etag"))
+        #expect(!"Content-Type".caseInsensitiveEquals("Content-Typf"))
+        #expect(!"Content-Type".caseInsensitiveEquals("Content-Type2"))
+        #expect(!"[".caseInsensitiveEquals("{"))                 // 0x5B and 0x7B differ by 0x20 but are no letters
+        #expect(!"K".caseInsensitiveEquals("\u{212A}"))           // the Kelvin sign is no K
+        #expect("é".caseInsensitiveEquals("é") && !"É".caseInsensitiveEquals("é"))
+    }
+
+    @Test func utf8EqualityIsByteForByte() {
+        #expect("127.0.0.1:8080".utf8Equals("127.0.0.1:8080"))
+        #expect(!"127.0.0.1:8080".utf8Equals("127.0.0.1:8081"))
+        #expect(!"\u{212A}".utf8Equals("K"))
+        #expect(!"e\u{301}".utf8Equals("\u{E9}"))                // canonically equivalent, other bytes
+        #expect("e\u{301}" == "\u{E9}")
+        #expect("".utf8Equals(""))
+    }
+
+    @Test func aCopyOfAListSharesItsStorageUntilEitherChanges() {
+        let list: HeaderFields = ["Content-Type": "application/json", "ETag": "\"1\""]
+        var copy = list
+        #expect(list.sharesStorage(with: copy))
+        let same: HeaderFields = ["Content-Type": "application/json", "ETag": "\"1\""]
+        #expect(!list.sharesStorage(with: same), "equal fields in another array are another list")
+        copy.set("ETag", "\"2\"")
+        #expect(!list.sharesStorage(with: copy))
+        #expect(list["ETag"] == "\"1\"")
+    }
+}

@@ -25,8 +25,10 @@ extension HTTPRequestHandler {
         // A stopping server's last answer on this connection says so.
         let keepAlive = keepAlive && !stopRequested
         let http10 = request.version.major == 1 && request.version.minor == 0
-        // One check for every path below that writes the plan's headers (ResponseHead trusts them).
-        guard plan.headers.areWritable else {
+        // One check for every path below that writes the plan's headers (ResponseHead trusts
+        // them); lines written before on this connection were checked then.
+        let keptLines = connectionRequests.headerLines.lines(for: plan.headers)
+        guard keptLines != nil || plan.headers.areWritable else {
             carryOut(Self.unwritableHeaders(plan), for: request, context: context, keepAlive: false)
             return
         }
@@ -46,16 +48,37 @@ extension HTTPRequestHandler {
             return
         }
         let paced = plan.pacing != nil && !body.isEmpty
-        var buffer = context.channel.allocator.buffer(capacity: ResponseHead.capacity(for: plan.headers) + (paced ? 0 : body.count))
-        ResponseHead.write(status: plan.status, http10: http10, headers: plan.headers,
-                           framing: bodyAllowed ? .length(plan.body.count) : .none, keepAlive: keepAlive, into: &buffer)
+        let headCapacity = keptLines.map { ResponseHead.capacity(forFieldBytes: $0.readableBytes) } ?? ResponseHead.capacity(for: plan.headers)
+        var buffer = context.channel.allocator.buffer(capacity: headCapacity + (paced ? 0 : body.count))
+        ResponseHead.writeStatusLine(status: plan.status, http10: http10, into: &buffer)
+        var newLines: Range<Int>?
+        if let keptLines {
+            buffer.writeImmutableBuffer(keptLines)
+        } else {
+            let start = buffer.writerIndex
+            ResponseHead.writeFields(plan.headers, into: &buffer)
+            newLines = start..<buffer.writerIndex
+        }
+        ResponseHead.writeEnd(framing: bodyAllowed ? .length(plan.body.count) : .none, keepAlive: keepAlive, into: &buffer)
         if let pacing = plan.pacing, paced {
+            keepLines(newLines, of: buffer, for: plan.headers, context: context)
             context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
             writePaced(context.channel.allocator.buffer(data: body), pacing: pacing, context: context, keepAlive: keepAlive)
             return
         }
         buffer.writeData(body)
+        keepLines(newLines, of: buffer, for: plan.headers, context: context)
         send(wrapOutboundOut(buffer), context: context, keepAlive: keepAlive)
+    }
+
+    /// Keeps the header lines just written (`range` of the finished `buffer`) for the next
+    /// answer on this connection: copied out, so an idle connection holds their bytes, not
+    /// the response (a slice would keep its body alive).
+    private func keepLines(_ range: Range<Int>?, of buffer: ByteBuffer, for headers: HeaderFields, context: ChannelHandlerContext) {
+        guard let range, let written = buffer.getSlice(at: range.lowerBound, length: range.count) else { return }
+        var lines = context.channel.allocator.buffer(capacity: written.readableBytes)
+        lines.writeImmutableBuffer(written)
+        connectionRequests.headerLines.keep(lines, for: headers)
     }
 
     /// A plan whose headers cannot go on the wire (a value with a line break, say) becomes

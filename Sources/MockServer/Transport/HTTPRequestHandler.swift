@@ -16,6 +16,8 @@ final class ConnectionRequests {
     /// The last `Host` header and the base URL made from it: a connection's client names
     /// the same host on every request, and every stream of an HTTP/2 connection.
     var lastBaseURL: (host: String, baseURL: String)?
+    /// The header lines last written on this connection (HTTP/1.1).
+    var headerLines = HeaderLinesCache()
     init() {}
 
     private static let next = Locked<UInt64>(1)
@@ -278,7 +280,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 upload = nil
                 clock?.requestEnded()
                 state = .responding
-                let request = makeRequest(head, body: Data(buffer: body), receivedAt: receivedAt)
+                let request = makeRequest(head, body: body.readableBytes == 0 ? Data() : Data(buffer: body), receivedAt: receivedAt)
                 if let proxy, !AdminAPI.handles(request.path) {
                     respondLater(proxy, to: request, head: head, context: context)
                     return
@@ -369,7 +371,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
         guard let host = head.headers.first(name: "host") else { return fallbackBaseURL }
         // Checked and built once per connection (`ConnectionRequests.lastBaseURL`). Compared
         // byte for byte: `==` on String would take "\u{212A}" (Kelvin) for "K".
-        if let last = connectionRequests.lastBaseURL, last.host.utf8.elementsEqual(host.utf8) { return last.baseURL }
+        if let last = connectionRequests.lastBaseURL, last.host.utf8Equals(host) { return last.baseURL }
         let baseURL = HTTPRequestHandler.isPlainHost(host) ? scheme + "://" + host : fallbackBaseURL
         connectionRequests.lastBaseURL = (host, baseURL)
         return baseURL

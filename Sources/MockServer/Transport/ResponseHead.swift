@@ -25,10 +25,15 @@ enum ResponseHead {
     /// Bytes enough for the head `write` produces with these headers: allocating this
     /// much up front spares a reallocation and copy of every response (#7).
     static func capacity(for headers: HeaderFields) -> Int {
-        // Status line (≤ 64), Content-Length or Transfer-Encoding (≤ 48), Connection (≤ 32), blank line.
-        var bytes = 160
+        var bytes = 0
         for field in headers { bytes += field.name.utf8.count + field.value.utf8.count + 4 }
-        return bytes
+        return capacity(forFieldBytes: bytes)
+    }
+
+    /// The same, for header lines already encoded (`HeaderLinesCache`).
+    static func capacity(forFieldBytes bytes: Int) -> Int {
+        // Status line (≤ 64), Content-Length or Transfer-Encoding (≤ 48), Connection (≤ 32), blank line.
+        160 + bytes
     }
 
     /// Writes the status line, `headers` (except the framing and connection headers, which
@@ -36,22 +41,55 @@ enum ResponseHead {
     /// (`HTTPRequestHandler.carryOut` does, once per plan).
     static func write(status: Int, http10: Bool = false, headers: HeaderFields, framing: Framing, keepAlive: Bool,
                       into buffer: inout ByteBuffer) {
+        writeStatusLine(status: status, http10: http10, into: &buffer)
+        writeFields(headers, into: &buffer)
+        writeEnd(framing: framing, keepAlive: keepAlive, into: &buffer)
+    }
+
+    static func writeStatusLine(status: Int, http10: Bool, into buffer: inout ByteBuffer) {
         buffer.writeStaticString(http10 ? "HTTP/1.0 " : "HTTP/1.1 ")
         if (100...599).contains(status) {
             buffer.writeBytes(statusLines[status - 100])
         } else {
             buffer.writeString("\(status) \(HTTPResponseStatus(statusCode: status).reasonPhrase)\r\n")
         }
+    }
+
+    /// `name: value` lines for every field but the framing and connection ones.
+    static func writeFields(_ headers: HeaderFields, into buffer: inout ByteBuffer) {
         for field in headers where !isFraming(field.name) {
             buffer.writeString(field.name)
             buffer.writeStaticString(": ")
             buffer.writeString(field.value)
             buffer.writeStaticString("\r\n")
         }
+    }
+
+    /// `value`'s decimal digits (no `String` made: one per response was a tenth of the
+    /// head's cost, #24).
+    static func writeDecimal(_ value: Int, into buffer: inout ByteBuffer) {
+        guard value > 0 else {
+            buffer.writeString(String(value))   // 0 (a negative count is never written)
+            return
+        }
+        var digits = 0, rest = value
+        while rest > 0 { digits += 1; rest /= 10 }
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: digits) { bytes in
+            var rest = value
+            for index in stride(from: digits - 1, through: 0, by: -1) {
+                bytes[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            }
+            return digits
+        }
+    }
+
+    /// The framing header this writer chose, `Connection`, and the blank line.
+    static func writeEnd(framing: Framing, keepAlive: Bool, into buffer: inout ByteBuffer) {
         switch framing {
         case .length(let count):
             buffer.writeStaticString("Content-Length: ")
-            buffer.writeString(String(count))
+            writeDecimal(count, into: &buffer)
             buffer.writeStaticString("\r\n")
         case .chunked:
             buffer.writeStaticString("Transfer-Encoding: chunked\r\n")
@@ -78,5 +116,26 @@ enum ResponseHead {
         case 17: return name.caseInsensitiveEquals("transfer-encoding")
         default: return false
         }
+    }
+}
+
+/// The header lines a connection last wrote, kept to be written again (#24). Most answers
+/// share their header list: every JSON answer without other headers shares one made once,
+/// an image its own. Checking a plan's fields and encoding them cost more than the rest
+/// of writing the response; a plan whose list is the one kept (the same array storage,
+/// `HeaderFields.sharesStorage`) reuses the lines checked and encoded before. The kept
+/// list is retained, so no other list can take its storage while it is kept.
+struct HeaderLinesCache {
+    private var last: (headers: HeaderFields, lines: ByteBuffer)?
+
+    /// The encoded lines of `headers` if they are the ones kept.
+    func lines(for headers: HeaderFields) -> ByteBuffer? {
+        guard let last, last.headers.sharesStorage(with: headers) else { return nil }
+        return last.lines
+    }
+
+    /// Keeps `lines` (already checked and written) as the encoding of `headers`.
+    mutating func keep(_ lines: ByteBuffer, for headers: HeaderFields) {
+        last = (headers, lines)
     }
 }

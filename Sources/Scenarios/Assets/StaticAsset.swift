@@ -29,11 +29,23 @@ public struct StaticAsset: Sendable {
                 (name: "ETag", value: etag), (name: "Last-Modified", value: lastModifiedText), (name: "Cache-Control", value: cacheControl),
             ]))
         }
-        return ResponsePlan(status: 200, headers: HeaderFields(fields: [
-            (name: "ETag", value: etag), (name: "Last-Modified", value: lastModifiedText), (name: "Cache-Control", value: cacheControl),
-            (name: "Content-Type", value: contentType ?? self.contentType),
-        ]), body: data)
+        let type = contentType ?? self.contentType
+        let headers = okHeaders.withLock { kept -> HeaderFields in
+            if let kept, kept.cacheControl.utf8Equals(cacheControl), kept.contentType.utf8Equals(type) { return kept.headers }
+            let headers = HeaderFields(fields: [
+                (name: "ETag", value: etag), (name: "Last-Modified", value: lastModifiedText), (name: "Cache-Control", value: cacheControl),
+                (name: "Content-Type", value: type),
+            ])
+            kept = (cacheControl, type, headers)
+            return headers
+        }
+        return ResponsePlan(status: 200, headers: headers, body: data)
     }
+
+    /// The 200's header list, made once for the cache control and content type it was last
+    /// asked with (one per engine): every answer shares it, so the transport writes the
+    /// lines it encoded before (`HeaderFields.sharesStorage`, #24).
+    private let okHeaders = Locked<(cacheControl: String, contentType: String, headers: HeaderFields)?>(nil)
 
     func isNotModified(for request: MockRequest) -> Bool {
         ConditionalRequest.isNotModified(request, etag: etag, lastModified: lastModified)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// HTTP header fields in arrival order, looked up case-insensitively.
 public struct HeaderFields: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
     public private(set) var fields: [(name: String, value: String)]
@@ -31,6 +33,14 @@ public struct HeaderFields: Sendable, Equatable, Sequence, ExpressibleByDictiona
 
     public mutating func remove(_ name: String) {
         fields.removeAll { $0.name.caseInsensitiveEquals(name) }
+    }
+
+    /// Whether both lists are one array in memory (so their fields are the same). Cheap:
+    /// the transport keeps the encoding of the last list it wrote (#24).
+    package func sharesStorage(with other: HeaderFields) -> Bool {
+        fields.withUnsafeBufferPointer { mine in
+            other.fields.withUnsafeBufferPointer { theirs in mine.baseAddress == theirs.baseAddress && mine.count == theirs.count }
+        }
     }
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
@@ -75,8 +85,14 @@ extension HeaderFields {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true
+        // RFC 9110 tchar: "!#$%&'*+-.^_`|~", written out: each such byte (the "-" of most
+        // names) used to scan a string of them, on every response (#24).
+        case UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"),
+             UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "^"),
+             UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            return true
         default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            return false
         }
     }
 
@@ -92,12 +108,39 @@ extension HeaderFields {
 }
 
 extension String {
-    /// ASCII-case-insensitive equality, as HTTP compares header names.
+    /// ASCII-case-insensitive equality, as HTTP compares header names. Runs several times
+    /// per request (header lookups), so it compares contiguous UTF-8 where it can: walking
+    /// two `String.UTF8View`s with `zip` cost more than the rest of a lookup (#24).
     public func caseInsensitiveEquals(_ other: String) -> Bool {
         let a = utf8, b = other.utf8
         guard a.count == b.count else { return false }
-        return zip(a, b).allSatisfy { x, y in
-            x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= UInt8(ascii: "a") && (x | 0x20) <= UInt8(ascii: "z"))
+        let contiguous = a.withContiguousStorageIfAvailable { x in
+            b.withContiguousStorageIfAvailable { y in
+                for index in 0..<x.count where !Self.asciiCaseInsensitiveEqual(x[index], y[index]) { return false }
+                return true
+            }
         }
+        if let contiguous, let result = contiguous { return result }
+        return zip(a, b).allSatisfy(Self.asciiCaseInsensitiveEqual)
+    }
+
+    /// Byte-for-byte equality of the UTF-8, without Unicode's canonical equivalence
+    /// (`==` takes "\u{212A}", the Kelvin sign, for "K"): for values that must match as
+    /// sent, such as a `Host` header.
+    package func utf8Equals(_ other: String) -> Bool {
+        let a = utf8, b = other.utf8
+        guard a.count == b.count else { return false }
+        let contiguous = a.withContiguousStorageIfAvailable { x in
+            b.withContiguousStorageIfAvailable { y in
+                x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0
+            }
+        }
+        if let contiguous, let result = contiguous { return result }
+        return a.elementsEqual(b)
+    }
+
+    @inline(__always)
+    private static func asciiCaseInsensitiveEqual(_ x: UInt8, _ y: UInt8) -> Bool {
+        x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= UInt8(ascii: "a") && (x | 0x20) <= UInt8(ascii: "z"))
     }
 }
