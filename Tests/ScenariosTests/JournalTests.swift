@@ -105,6 +105,27 @@ import Testing
         #expect(journal.entries().first?.json["durationMs"] == 1500)
     }
 
+    /// `entry(_:)` reads one kept entry by id: what a live subscriber is sent. An entry
+    /// evicted by count or by bytes, cleared, or not yet recorded is nil.
+    @Test func oneEntryIsFoundByItsIdWhileItIsKept() {
+        let journal = Journal(capacity: 3, byteBudget: 3 * Journal.entryOverhead + 200)
+        for index in 1...4 { journal.record(makeRequest("GET", "/r/\(index)"), plan: ResponsePlan(status: 200)) }
+        #expect(journal.entry(1) == nil)                        // evicted by count
+        #expect(journal.entry(2)?.request.path == "/r/2")
+        #expect(journal.entry(4)?.request.path == "/r/4")
+        #expect(journal.entry(5) == nil)                        // not yet recorded
+        // Entry 5 pushes entry 2 out by count, and its large body entry 3 out by bytes.
+        var large = makeRequest("POST", "/big")
+        large.body = Data(repeating: 0x41, count: 400)
+        journal.record(large, plan: ResponsePlan(status: 200))
+        #expect(journal.entry(2) == nil && journal.entry(3) == nil)
+        #expect(journal.entry(4)?.request.path == "/r/4")
+        #expect(!journal.complete(3, duration: 1))
+        #expect(journal.entry(5)?.request.path == "/big")
+        journal.clear()
+        #expect(journal.entry(5) == nil)
+    }
+
     /// A clear restarts the ring while ids go on; completion must still find entries
     /// (this crashed once: the slot was computed from id 1).
     @Test func completionAfterAClearFindsTheEntry() {

@@ -100,7 +100,7 @@ public final class MockEngine: Responder {
     }
 
     /// The decided outcome over `base`, then the network profile.
-    func complete(_ decided: ScenarioEngine.Decided, _ profile: NetworkProfile?, base: ResponsePlan, request: MockRequest) -> ResponsePlan {
+    func complete(_ decided: ScenarioEngine.Decided, _ profile: NetworkProfile?, base: consuming ResponsePlan, request: MockRequest) -> ResponsePlan {
         var plan = scenarios.finish(decided, base: base, request: request)
         if let profile { network.shape(&plan, profile: profile, request: request, timeScale: configuration.timeScale) }
         return plan
@@ -118,19 +118,27 @@ public final class MockEngine: Responder {
     /// transport refused is not checked: its body is gone).
     @discardableResult
     public func record(_ request: MockRequest, _ plan: ResponsePlan, checked: Bool = true) -> UInt64 {
+        let subscribed = events.subscriberCount > 0
         let conformance: ServeEvent.Conformance
         if !checked {
             conformance = .found([])
-        } else if journal.keepsWhole(request) && events.subscriberCount == 0 {
+        } else if journal.keepsWhole(request) && !subscribed {
             conformance = .checkedWhenAsked(live.conformance)
         } else {
             // Checked now: the entry keeps only a digest of this body, or a live subscriber
             // (the dashboard) is about to be sent the entry with its violations.
             conformance = .found(live.conformance.violations(of: request) ?? [])
         }
-        let event = journal.record(request, plan: plan, conformance: conformance)
-        events.publish("request", id: event.id, event.json)
-        return event.id
+        if subscribed {
+            let event = journal.record(request, plan: plan, conformance: conformance)
+            events.publish("request", id: event.id, event.json)
+            return event.id
+        }
+        // No copy of the entry comes back (#24); a subscriber that came meanwhile is sent
+        // the entry as kept (just its id if a clear or an eviction took it first).
+        let id = journal.recordID(request, plan: plan, conformance: conformance)
+        events.publish("request", id: id, self.journal.entry(id)?.json ?? ["id": .number(Double(id))])
+        return id
     }
 
     /// The transport finished answering entry `id` (the response ended or the fault was

@@ -23,6 +23,10 @@ public final class Journal: Sendable {
     private struct Storage {
         /// Slot `(id - firstID) % capacity` holds entry `id`; nil once evicted by size.
         var ring: [ServeEvent?] = []
+        /// Per slot: the id of the entry it holds (0: none) and the bytes it is charged.
+        /// Kept beside the ring so that finding an entry reads no `ServeEvent`: reading
+        /// `ring[slot]?.id` copied the whole entry out and destroyed the copy (#24).
+        var ids: [UInt64] = []
         var bytes: [Int] = []
         var total: UInt64 = 0
         /// The first id recorded since the journal started or was last cleared.
@@ -67,6 +71,18 @@ public final class Journal: Sendable {
     func keepsWhole(_ request: MockRequest) -> Bool { RecordedBody.keepsWhole(request.body, limit: bodyLimit) }
 
     func record(_ request: MockRequest, plan: ResponsePlan, conformance: ServeEvent.Conformance) -> ServeEvent {
+        store(request, plan: plan, conformance: conformance) { $0 }
+    }
+
+    /// Records and returns only the entry's id: the request path, where nobody reads the
+    /// entry back (returning it copied it, retaining every field).
+    func recordID(_ request: MockRequest, plan: ResponsePlan, conformance: ServeEvent.Conformance) -> UInt64 {
+        store(request, plan: plan, conformance: conformance) { $0.id }
+    }
+
+    /// Stores an entry for `request` and returns what `result` takes from it.
+    private func store<Answer>(_ request: MockRequest, plan: ResponsePlan, conformance: ServeEvent.Conformance,
+                               _ result: (ServeEvent) -> Answer) -> Answer {
         let recorded = RecordedRequest(request, bodyLimit: bodyLimit)
         let responseBody = responseBodyLimit > 0 && !plan.body.isEmpty && plan.body.count <= responseBodyLimit ? plan.body : nil
         let cost = Self.cost(of: recorded) + (responseBody?.count ?? 0)
@@ -75,8 +91,12 @@ public final class Journal: Sendable {
             storage.total += 1
             let answerer = plan.answeredBy ?? Self.unmatched
             // Answerers are routes and rules, a fixed set; the bound is a safeguard.
-            let key = storage.hits[answerer] != nil || storage.hits.count < Self.maxHitKeys ? answerer : Self.otherAnswerers
-            storage.hits[key, default: 0] += 1
+            // One lookup for a known answerer (each hashes the name).
+            if let known = storage.hits.index(forKey: answerer) {
+                storage.hits.values[known] += 1
+            } else {
+                storage.hits[storage.hits.count < Self.maxHitKeys ? answerer : Self.otherAnswerers, default: 0] += 1
+            }
             let event = ServeEvent(
                 id: storage.total, receivedAt: request.receivedAt, request: recorded,
                 status: plan.status, responseHeaders: plan.headers,
@@ -89,11 +109,14 @@ public final class Journal: Sendable {
                 Self.evictOldest(&storage, capacity: capacity, through: storage.total - UInt64(capacity))
             }
             let slot = storage.slot(storage.total, capacity: capacity)
+            let answer = result(event)
             if slot == storage.ring.count {
                 storage.ring.append(event)
+                storage.ids.append(storage.total)
                 storage.bytes.append(cost)
             } else {
                 storage.ring[slot] = event
+                storage.ids[slot] = storage.total
                 storage.bytes[slot] = cost
             }
             storage.keptBytes += cost
@@ -101,7 +124,7 @@ public final class Journal: Sendable {
             while storage.keptBytes > budget && storage.oldestID < storage.total {
                 Self.evictOldest(&storage, capacity: capacity, through: storage.oldestID)
             }
-            return event
+            return answer
         }
     }
 
@@ -109,9 +132,10 @@ public final class Journal: Sendable {
     private static func evictOldest(_ storage: inout Storage, capacity: Int, through id: UInt64) {
         while storage.oldestID <= id && storage.oldestID <= storage.total {
             let slot = storage.slot(storage.oldestID, capacity: capacity)
-            if slot < storage.ring.count, storage.ring[slot]?.id == storage.oldestID {
+            if slot < storage.ids.count, storage.ids[slot] == storage.oldestID {
                 storage.keptBytes -= storage.bytes[slot]
                 storage.ring[slot] = nil
+                storage.ids[slot] = 0
                 storage.bytes[slot] = 0
             }
             storage.oldestID += 1
@@ -125,9 +149,20 @@ public final class Journal: Sendable {
         return storage.withLock { storage in
             guard id >= storage.oldestID, id <= storage.total else { return false }
             let slot = storage.slot(id, capacity: capacity)
-            guard slot < storage.ring.count, storage.ring[slot]?.id == id else { return false }
+            guard slot < storage.ids.count, storage.ids[slot] == id else { return false }
             storage.ring[slot]?.duration = duration
             return true
+        }
+    }
+
+    /// Entry `id`, if it is still kept.
+    public func entry(_ id: UInt64) -> ServeEvent? {
+        let capacity = capacity
+        return storage.withLock { storage in
+            guard id >= storage.oldestID, id <= storage.total else { return nil }
+            let slot = storage.slot(id, capacity: capacity)
+            guard slot < storage.ids.count, storage.ids[slot] == id else { return nil }
+            return storage.ring[slot]
         }
     }
 
@@ -179,6 +214,7 @@ public final class Journal: Sendable {
     public func clear() {
         storage.withLock { storage in
             storage.ring.removeAll(keepingCapacity: true)
+            storage.ids.removeAll(keepingCapacity: true)
             storage.bytes.removeAll(keepingCapacity: true)
             storage.firstID = storage.total + 1
             storage.oldestID = storage.total + 1
