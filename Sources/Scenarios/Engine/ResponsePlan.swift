@@ -61,10 +61,11 @@ public struct ResponsePlan: Sendable {
         return .json(status, .object(members))
     }
 
-    public func answered(by name: String) -> ResponsePlan {
-        var plan = self
-        plan.answeredBy = name
-        return plan
+    /// The plan, answered by `name`. Consuming: the caller's plan is moved, not copied
+    /// (a copy retains every field; this runs on every request).
+    public consuming func answered(by name: String) -> ResponsePlan {
+        answeredBy = name
+        return self
     }
 }
 

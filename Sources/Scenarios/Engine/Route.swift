@@ -41,9 +41,9 @@ public struct Router: Responder {
 
     public func respond(to request: MockRequest) -> ResponsePlan {
         for index in candidates[PathPattern.firstSegment(of: request.path)] ?? anyFirstSegment {
-            let route = routes[index]
-            if let match = route.pattern.match(request) {
-                return route.handler(request, match).answered(by: route.name)
+            // Read in place: `let route = routes[index]` copied every route tried.
+            if let match = routes[index].pattern.match(request) {
+                return routes[index].handler(request, match).answered(by: routes[index].name)
             }
         }
         return unmatched(request)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A path template: literal segments, `{name}` parameters (one segment), `*` (any one
 /// segment) and a trailing `**` (any rest, including nothing).
 /// `/api/products/{id}` matches `/api/products/7` with `id = "7"`.
@@ -34,15 +36,23 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
     /// The parameters when `path` matches, nil otherwise. Segments are compared after
     /// percent-decoding, so `/images/a%20b.png` matches `/images/{file}` with `a b.png`.
     public func match(_ path: String) -> [String: String]? {
-        // Walks the path's bytes once, segment by segment: no array of parts per route tried.
+        // On the path's contiguous UTF-8 with integer offsets: stepping `String.Index`es
+        // through a `UTF8View` cost more than the rest of routing a request (#24).
+        if let matched = path.utf8.withContiguousStorageIfAvailable({ match(bytes: $0) }) { return matched }
+        var contiguous = path
+        contiguous.makeContiguousUTF8()
+        return contiguous.utf8.withContiguousStorageIfAvailable { match(bytes: $0) } ?? nil
+    }
+
+    /// Walks the path's bytes once, segment by segment: no array of parts per route tried.
+    private func match(bytes: UnsafeBufferPointer<UInt8>) -> [String: String]? {
         let slash = UInt8(ascii: "/")
-        let bytes = path.utf8
-        var position = bytes.startIndex
-        func nextSegment() -> Range<String.Index>? {
-            while position < bytes.endIndex && bytes[position] == slash { position = bytes.index(after: position) }
-            guard position < bytes.endIndex else { return nil }
+        var position = 0
+        func nextSegment() -> Range<Int>? {
+            while position < bytes.count && bytes[position] == slash { position += 1 }
+            guard position < bytes.count else { return nil }
             let start = position
-            while position < bytes.endIndex && bytes[position] != slash { position = bytes.index(after: position) }
+            while position < bytes.count && bytes[position] != slash { position += 1 }
             return start..<position
         }
         var parameters: [String: String] = [:]
@@ -51,16 +61,24 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
             case .anyRest:
                 return parameters
             case .literal(let literal):
-                guard let range = nextSegment(), bytes[range].elementsEqual(literal.utf8) else { return nil }
+                guard let range = nextSegment(), Self.equal(UnsafeBufferPointer(rebasing: bytes[range]), literal) else { return nil }
             case .parameter(let name):
                 guard let range = nextSegment() else { return nil }
-                let part = String(path[range])
+                // Cut at "/" bytes, so the part is whole UTF-8.
+                let part = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
                 parameters[name] = part.utf8.contains(UInt8(ascii: "%")) ? (part.removingPercentEncoding ?? part) : part
             case .anySegment:
                 guard nextSegment() != nil else { return nil }
             }
         }
         return nextSegment() == nil ? parameters : nil
+    }
+
+    /// Whether a segment's bytes are `literal`'s UTF-8, byte for byte.
+    private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: String) -> Bool {
+        let utf8 = literal.utf8
+        guard bytes.count == utf8.count else { return false }
+        return utf8.withContiguousStorageIfAvailable { bytes.elementsEqual($0) } ?? bytes.elementsEqual(utf8)
     }
 
     /// The first segment a matching path must have, as sent (literals are compared

@@ -194,11 +194,19 @@ public final class ScenarioEngine: Responder {
         let requested = request.headers[Self.scenarioHeader]
         let chosen = state.withLock { state -> (Scenario, ScenarioRuntime.Decision?, Double)? in
             if let requested, state.library[requested] == nil { return nil }
-            Self.touch(&state, sessionName)
             let library = state.library, current = state.current, seed = seed
-            // One lookup of the session, mutated in place: a runtime copied out and stored
-            // back would copy its generators on every delayed request.
-            return state.sessions[sessionName, default: Session()].decide { session in
+            // One lookup of a known session (each hashes its name), mutated in place: a
+            // runtime copied out and stored back would copy its generators on every
+            // delayed request.
+            let index: Dictionary<String, Session>.Index
+            if let known = state.sessions.index(forKey: sessionName) {
+                index = known
+            } else {
+                Self.touch(&state, sessionName)   // adds it (and may drop the oldest session)
+                guard let added = state.sessions.index(forKey: sessionName) else { return nil }
+                index = added
+            }
+            return state.sessions.values[index].decide { session in
                 let name = requested ?? session.scenario ?? current
                 let scenario = library[name] ?? .happyPath
                 let decided = session.runtimes[name, default: ScenarioRuntime(scenario: scenario, seed: seed, session: sessionName)]
@@ -218,9 +226,9 @@ public final class ScenarioEngine: Responder {
     }
 
     /// Layers the decided outcome over `base`: its transform, fault, delay and throttle.
-    public func finish(_ decided: Decided, base: ResponsePlan, request: MockRequest) -> ResponsePlan {
+    public func finish(_ decided: Decided, base: consuming ResponsePlan, request: MockRequest) -> ResponsePlan {
         let (scenario, decision, outcome) = (decided.scenario, decided.decision, decided.outcome)
-        var plan = base
+        var plan = consume base
         if decision == nil, plan.status == 404, plan.answeredBy == nil, !scenario.rules.isEmpty {
             plan = Self.namingNearestRules(plan, scenario, request)
         }
