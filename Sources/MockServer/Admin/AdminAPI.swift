@@ -26,6 +26,15 @@ public struct AdminAPI: Responder {
         path == prefix || path.hasPrefix(prefix + "/")
     }
 
+    /// Whether a request target as sent (path and query) is the admin API's: compared on
+    /// the bytes, with no `String` made of its path.
+    static func handles(target: String) -> Bool {
+        let bytes = target.utf8, prefix = Self.prefix.utf8
+        guard bytes.starts(with: prefix) else { return false }
+        let next = bytes.dropFirst(prefix.count).first
+        return next == nil || next == UInt8(ascii: "/") || next == UInt8(ascii: "?")
+    }
+
     public func respond(to request: MockRequest) -> ResponsePlan {
         guard Self.handles(request.path) else {
             return engine.respond(to: request)

@@ -23,9 +23,12 @@ extension HTTPRequestHandler {
     func uploadPace(for head: HTTPRequestHead) -> UploadPace? {
         // Only a body is paced: a request without one (most GETs) has nothing to carry.
         guard head.headers.contains(name: "content-length") || head.headers.contains(name: "transfer-encoding") || head.version.major == 2,
-              !AdminAPI.handles(String(head.uri.prefix { $0 != "?" })) else { return nil }
-        let headers = HeaderFields(head.headers.map { ($0.name, $0.value) })
-        guard case .success(let profile?) = engine.network.resolve(headers),
+              !AdminAPI.handles(target: head.uri) else { return nil }
+        // The two fields a profile is chosen by, read in place: an HTTP/2 stream (which may
+        // always have a body) converted all its headers here, per stream (#24).
+        let network = engine.network.resolve(named: head.headers.first(name: NetworkConditions.header),
+                                             session: head.headers.first(name: ScenarioEngine.sessionHeader))
+        guard case .success(let profile?) = network,
               let rate = profile.uplinkBitsPerSecond, rate > 0 else { return nil }
         let perByte = 8 / Double(rate) * 1e9 * engine.configuration.timeScale
         return UploadPace(start: .now(), nanosecondsPerByte: perByte)

@@ -60,12 +60,17 @@ public final class NetworkConditions: Sendable {
     /// The profile a request with these headers goes through; an unknown name in the
     /// header is an error the caller answers with 400.
     public func resolve(_ headers: HeaderFields) -> Result<NetworkProfile?, NetworkProfileError> {
-        if let named = headers[Self.header]?.trimmingCharacters(in: .whitespaces) {
+        resolve(named: headers[Self.header], session: headers[ScenarioEngine.sessionHeader])
+    }
+
+    /// The same from the two header values it reads (`X-Mock-Network`, `X-Mock-Session`),
+    /// for a transport that has not made `HeaderFields` of a request yet.
+    public func resolve(named header: String?, session: String?) -> Result<NetworkProfile?, NetworkProfileError> {
+        if let named = header?.trimmingCharacters(in: .whitespaces) {
             if ["none", "off"].contains(named.lowercased()) { return .success(nil) }
             guard let preset = NetworkProfile.preset(named: named) else { return .failure(.unknown(named)) }
             return .success(preset)
         }
-        let session = headers[ScenarioEngine.sessionHeader]
         return .success(state.withLock { state in session.flatMap { state.sessions[$0] } ?? state.server })
     }
 
