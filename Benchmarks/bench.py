@@ -407,6 +407,8 @@ def memory(args, binary, cores, path):
 
 # ---------------------------------------------------------------- growth (#24)
 
+# The name of the dynamically linked build in the throughput rounds.
+DYNAMIC = "mock-server (dynamic)"
 GROWTH_CONNECTIONS = [1, 64, 1000, 10000]  # fewer if the open-file limit is low
 # What either server may hold in the growth rows, above the most wrk opens: the mock's
 # --max-connections (default 4,096) and nginx's worker_connections (which counts its
@@ -822,6 +824,20 @@ def report(args, runs, targets, delay, starts, mem, contracts, sizes, tls_runs, 
                          f"{median_of(nginx, 'p50'):.3f} / {median_of(nginx, 'p99'):.3f} | "
                          f"{m_cpu:.1f} | {n_cpu:.1f} | {m_cpu / n_cpu:.2f}× |")
     lines.append("")
+    lines.append("The binary `swift build -c release` makes, as users run it (the Swift runtime and Foundation linked dynamically), "
+                 "in the same rounds, 64 connections:")
+    lines.append("")
+    lines.append("| route | req/s | × nginx | × floor | × the static build | p99 ms | p99 × nginx | CPU µs/req | CPU × nginx |")
+    lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for label in targets:
+        dyn, mock, nginx, floor = (runs[(label, 64, name)] for name in (DYNAMIC, "mock-server", "nginx", "nio-floor"))
+        d_rps, d_cpu, d_p99 = median_of(dyn, "rps"), median_of(dyn, "cpu_us"), median_of(dyn, "p99")
+        n_rps, n_cpu, n_p99 = median_of(nginx, "rps"), median_of(nginx, "cpu_us"), median_of(nginx, "p99")
+        figures[(label, "dynamic")] = dict(ratio=d_rps / n_rps, floor_ratio=d_rps / median_of(floor, "rps"), cpu_ratio=d_cpu / n_cpu,
+                                           p99_ratio=d_p99 / n_p99)
+        lines.append(f"| {label} | {d_rps:,.0f} | {d_rps / n_rps:.2f}× | {d_rps / median_of(floor, 'rps'):.2f}× | "
+                     f"{d_rps / median_of(mock, 'rps'):.2f}× | {d_p99:.3f} | {d_p99 / n_p99:.2f}× | {d_cpu:.1f} | {d_cpu / n_cpu:.2f}× |")
+    lines.append("")
     protocol, cipher, key_exchange = next(iter(tls_runs["mock-server"][0]["tls"]))
     lines.append(f"Over TLS (the same P-256 certificate from the mock's CA for every server; {protocol}, {cipher}, key exchange "
                  f"{key_exchange} on every server, as h2load reported; {tls_runs['mock-server'][0]['tickets']} session tickets sent "
@@ -885,6 +901,14 @@ def report(args, runs, targets, delay, starts, mem, contracts, sizes, tls_runs, 
         ("server CPU per request ≤ 1.0× nginx (64 conns, every route)", all(figures[(label, 64)]["cpu_ratio"] <= 1.0 for label in routes), at64("cpu_ratio") + "×"),
         ("p99 ≤ 1.2× nginx's (64 conns, every route)", all(figures[(label, 64)]["p99"] <= 1.2 * figures[(label, 64)]["nginx_p99"] for label in routes),
          " / ".join(f"{figures[(label, 64)]['p99'] / figures[(label, 64)]['nginx_p99']:.2f}" for label in routes) + "×"),
+        ("the dynamically linked build: req/s ≥ 1.0× nginx, or within 5 % of nio-floor (64 conns)",
+         all(figures[(label, "dynamic")]["ratio"] >= 1.0 or figures[(label, "dynamic")]["floor_ratio"] >= 0.95 for label in routes),
+         " / ".join(f"{figures[(label, 'dynamic')]['ratio']:.2f}" for label in routes) + "× nginx, "
+         + " / ".join(f"{figures[(label, 'dynamic')]['floor_ratio']:.2f}" for label in routes) + "× floor"),
+        ("the dynamically linked build: CPU per request ≤ 1.0× nginx", all(figures[(label, "dynamic")]["cpu_ratio"] <= 1.0 for label in routes),
+         " / ".join(f"{figures[(label, 'dynamic')]['cpu_ratio']:.2f}" for label in routes) + "×"),
+        ("the dynamically linked build: p99 ≤ 1.2× nginx's", all(figures[(label, "dynamic")]["p99_ratio"] <= 1.2 for label in routes),
+         " / ".join(f"{figures[(label, 'dynamic')]['p99_ratio']:.2f}" for label in routes) + "×"),
         ("start-up to the first 200 ≤ nginx's", mock_start <= nginx_start, f"{mock_start:.1f} ms vs {nginx_start:.1f} ms (nio-floor {floor_start:.1f} ms)"),
         ("a server per test: median ≤ 2 ms, p99 ≤ 10 ms", per_test["median_ms"] <= 2 and per_test["p99_ms"] <= 10,
          f"{per_test['median_ms']:.2f} / {per_test['p99_ms']:.2f} ms"),
@@ -1029,6 +1053,8 @@ def main():
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build/release/mock-server"))
     parser.add_argument("--contract-timing", default=os.path.join(ROOT, ".build/release/contract-timing"))
     parser.add_argument("--floor", default=os.path.join(ROOT, ".build/release/nio-floor"))
+    parser.add_argument("--dynamic-binary", default=os.path.join(ROOT, ".build-dynamic/release/mock-server"),
+                        help="the binary `swift build -c release` makes (Swift runtime linked dynamically), measured beside the static one")
     parser.add_argument("--servers", type=int, default=1000, help="per-test servers started for their figure")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--duration", type=int, default=3, help="seconds per wrk run")
@@ -1066,9 +1092,10 @@ def main():
     signal.alarm(args.time_limit)
 
     nginx_binary = shutil.which("nginx") or "/usr/sbin/nginx"
-    tools = (("mock-server", args.binary), ("contract-timing", args.contract_timing), ("nio-floor", args.floor), ("nginx", nginx_binary))
+    tools = (("mock-server", args.binary), ("contract-timing", args.contract_timing), ("nio-floor", args.floor), ("nginx", nginx_binary),
+             ("the dynamically linked mock-server", args.dynamic_binary))
     for tool, path in tools:
-        if args.only and tool == "contract-timing" or args.only == "growth" and tool == "nio-floor":
+        if args.only and tool in ("contract-timing", "the dynamically linked mock-server") or args.only == "growth" and tool == "nio-floor":
             continue
         if not os.access(path, os.X_OK):
             sys.exit(f"error: {tool} not found at {path} (Benchmarks/run.sh builds and installs everything)")
@@ -1126,14 +1153,21 @@ def main():
             return
         nginx = Nginx(nginx_binary, cores[1], folder)
         floor = Floor(args.floor, cores[1], folder, routes)
+        # The binary users get from `swift build -c release` (#24), in the same rounds.
+        dynamic = Mock(args.dynamic_binary, cores[1])
+        dynamic.name = DYNAMIC
         for label, path in targets.items():
             a = urllib.request.urlopen(mock.base + path).read()
             for other in (nginx, floor):
                 if urllib.request.urlopen(other.base + path).read() != a:
                     raise RuntimeError(f"{label}: {other.name} and the mock serve different bytes")
+            # Its absolute URLs name its own port: the same length, other digits.
+            if len(urllib.request.urlopen(dynamic.base + path).read()) != len(a):
+                raise RuntimeError(f"{label}: the two builds of the mock serve answers of different sizes")
 
-        log(f"throughput and latency: {args.rounds} rounds × {len(targets)} routes × 2 connection counts × 3 servers, {args.duration} s each")
-        runs = throughput(args, [mock, nginx, floor], targets, cores)
+        log(f"throughput and latency: {args.rounds} rounds × {len(targets)} routes × 2 connection counts × 4 servers, {args.duration} s each")
+        runs = throughput(args, [mock, nginx, floor, dynamic], targets, cores)
+        stop(dynamic.proc)
         stop(mock.proc)
         stop(nginx.proc)
         stop(floor.proc)

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# User-space instructions per request, counted by valgrind's callgrind: the mock and
+# nio-floor on the same routes, after the same warm-up. Instruction counts do not move
+# with the machine's load, so an A/B of two builds is exact where the req/s of two 3 s
+# rounds on a shared 2-core VM are not (see Benchmarks/README.md, "Instructions per
+# request"). They leave out the kernel (a third to a half of each server's CPU here).
+#
+#   Benchmarks/instructions.sh [--h2] [MOCK_BINARY [FLOOR_BINARY]]
+#
+# Defaults: .build/release/mock-server and .build/release/nio-floor (`Benchmarks/run.sh`
+# builds both). --h2 measures /menu over TLS and HTTP/2 (h2load -m 10) instead.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+h2=false
+if [ "${1:-}" = "--h2" ]; then h2=true; shift; fi
+mock=${1:-.build/release/mock-server}
+floor=${2:-.build/release/nio-floor}
+for binary in "$mock" "$floor"; do
+  [ -x "$binary" ] || { echo "instructions.sh: $binary not found (build it with Benchmarks/run.sh or swift build -c release)" >&2; exit 2; }
+done
+need=()
+command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
+command -v h2load >/dev/null 2>&1 || need+=(nghttp2-client)
+command -v curl >/dev/null 2>&1 || need+=(curl)
+if [ ${#need[@]} -gt 0 ]; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
+fi
+
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+# Valgrind 3.19 cannot read the DWARF 5 the Swift toolchain writes: count on copies
+# without debug information (the symbol table stays, so profiles keep their names).
+cp "$mock" "$work/mock-server" && strip -g "$work/mock-server"
+cp "$floor" "$work/nio-floor" && strip -g "$work/nio-floor"
+
+warmup=3000
+counted=10000
+scheme=http
+load=(h2load --h1 -c 16)
+if $h2; then scheme=https; load=(h2load -c 16 -m 10); fi
+
+# The mock's bytes, served by nio-floor as nginx serves them in the benchmark.
+mkdir -p "$work/www/images"
+
+# count NAME PATH COMMAND...: prints the instructions per request of COMMAND's server.
+count() {
+  local name=$1 path=$2; shift 2
+  valgrind --tool=callgrind --callgrind-out-file="$work/$name.%p" "$@" >"$work/$name.out" 2>"$work/$name.err" &
+  local pid=$! port=""
+  for _ in $(seq 1 200); do
+    port=$(grep -o 'Listening on https\?://127.0.0.1:[0-9]*' "$work/$name.out" 2>/dev/null | head -1 | sed 's/.*://' || true)
+    [ -n "$port" ] && curl -skf -o /dev/null "$scheme://127.0.0.1:$port$path" && break
+    sleep 0.2
+  done
+  [ -n "$port" ] || { echo "instructions.sh: $name did not start:" >&2; cat "$work/$name.err" >&2; exit 1; }
+  "${load[@]}" -n "$warmup" "$scheme://127.0.0.1:$port$path" >/dev/null
+  callgrind_control -z "$pid" >/dev/null 2>&1
+  local answered
+  answered=$("${load[@]}" -n "$counted" "$scheme://127.0.0.1:$port$path" | awk '/^requests:/ {print $8}')
+  callgrind_control -d "$pid" >/dev/null 2>&1
+  sleep 0.5
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+  [ "$answered" = "$counted" ] || { echo "instructions.sh: $name answered $answered of $counted" >&2; exit 1; }
+  local dump
+  dump=$(ls -S "$work/$name".*.1 | head -1)
+  local total
+  total=$(awk '/^(summary|totals):/ {print $2; exit}' "$dump")
+  echo $((total / counted))
+}
+
+if $h2; then
+  routes=("menu|/menu|menu.json|application/json; charset=utf-8")
+else
+  routes=("menu|/menu|menu.json|application/json; charset=utf-8"
+          "page|/api/products?page_no=1&items_per_page=20|page.json|application/json; charset=utf-8"
+          "image|/images/1.png|images/1.png|image/png")
+fi
+
+# The mock's own answers become nio-floor's files (absolute URLs name the mock's address,
+# which only changes bytes, not sizes, by the port's digits).
+valgrind_free_mock() {
+  "$work/mock-server" --port 0 --log-level warning "$@" >"$work/plain.out" 2>&1 &
+  local pid=$! port=""
+  for _ in $(seq 1 100); do
+    port=$(grep -o 'Listening on https\?://127.0.0.1:[0-9]*' "$work/plain.out" 2>/dev/null | head -1 | sed 's/.*://' || true)
+    [ -n "$port" ] && break
+    sleep 0.1
+  done
+  for route in "${routes[@]}"; do
+    IFS='|' read -r _ path file _ <<<"$route"
+    curl -skf -o "$work/www/$file" "$scheme://127.0.0.1:$port$path"
+  done
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+}
+tls_args=()
+floor_tls=()
+if $h2; then
+  # One self-signed certificate for both (the clients do not verify it).
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$work/key.pem" -out "$work/cert.pem" \
+    -days 2 -subj "/CN=127.0.0.1" -addext "subjectAltName=IP:127.0.0.1" >/dev/null 2>&1
+  tls_args=(--tls --tls-cert "$work/cert.pem" --tls-key "$work/key.pem")
+  floor_tls=(--tls "$work/cert.pem" "$work/key.pem")
+fi
+valgrind_free_mock "${tls_args[@]}"
+
+printf '%-6s %14s %14s %8s\n' route "mock Ir/req" "floor Ir/req" ratio
+for route in "${routes[@]}"; do
+  IFS='|' read -r label path file type <<<"$route"
+  mock_ir=$(count "mock-$label" "$path" "$work/mock-server" --port 0 --log-level info "${tls_args[@]}")
+  floor_ir=$(count "floor-$label" "$path" "$work/nio-floor" "${floor_tls[@]}" "$work/www" "$path|$file|$type")
+  printf '%-6s %14s %14s %7.2fx\n' "$label" "$mock_ir" "$floor_ir" "$(echo "$mock_ir / $floor_ir" | bc -l)"
+done
