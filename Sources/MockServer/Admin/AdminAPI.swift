@@ -23,11 +23,12 @@ public struct AdminAPI: Responder {
 
     /// Whether a path belongs to the admin API.
     public static func handles(_ path: String) -> Bool {
-        path == prefix || path.hasPrefix(prefix + "/")
+        handles(target: path)
     }
 
     /// Whether a request target as sent (path and query) is the admin API's: compared on
-    /// the bytes, with no `String` made of its path.
+    /// the bytes, with no `String` made of its path. A path (no query) is a target too,
+    /// so both checks are this one.
     static func handles(target: String) -> Bool {
         let bytes = target.utf8, prefix = Self.prefix.utf8
         guard bytes.starts(with: prefix) else { return false }

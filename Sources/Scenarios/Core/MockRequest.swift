@@ -27,7 +27,11 @@ public struct MockRequest: Sendable {
     ) {
         // Methods arrive upper-case from the parser; only others pay for `uppercased()`.
         self.method = method.utf8.contains { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") } ? method.uppercased() : method
-        let (path, query) = MockRequest.split(uri: uri)
+        let (splitPath, query) = MockRequest.split(uri: uri)
+        var path = splitPath
+        // Routing reads the path's UTF-8 in place: a lazily bridged string (a URL's path
+        // on Apple platforms) is copied once here, not once per route tried.
+        path.makeContiguousUTF8()
         self.path = path
         self.query = query
         self.headers = headers

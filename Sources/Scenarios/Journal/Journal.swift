@@ -110,12 +110,13 @@ public final class Journal: Sendable {
             }
             let slot = storage.slot(storage.total, capacity: capacity)
             let answer = result(event)
+            // Moved into the ring: a copy retains every field of the entry (#24).
             if slot == storage.ring.count {
-                storage.ring.append(event)
+                storage.ring.append(consume event)
                 storage.ids.append(storage.total)
                 storage.bytes.append(cost)
             } else {
-                storage.ring[slot] = event
+                storage.ring[slot] = consume event
                 storage.ids[slot] = storage.total
                 storage.bytes[slot] = cost
             }

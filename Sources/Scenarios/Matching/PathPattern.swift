@@ -38,10 +38,9 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
     public func match(_ path: String) -> [String: String]? {
         // On the path's contiguous UTF-8 with integer offsets: stepping `String.Index`es
         // through a `UTF8View` cost more than the rest of routing a request (#24).
-        if let matched = path.utf8.withContiguousStorageIfAvailable({ match(bytes: $0) }) { return matched }
-        var contiguous = path
-        contiguous.makeContiguousUTF8()
-        return contiguous.utf8.withContiguousStorageIfAvailable { match(bytes: $0) } ?? nil
+        // (`MockRequest` makes its path contiguous once; a bridged string is copied here.)
+        var path = path
+        return path.withUTF8 { match(bytes: $0) }
     }
 
     /// Walks the path's bytes once, segment by segment: no array of parts per route tried.

@@ -195,24 +195,19 @@ public final class ScenarioEngine: Responder {
         let chosen = state.withLock { state -> (Scenario, ScenarioRuntime.Decision?, Double)? in
             if let requested, state.library[requested] == nil { return nil }
             let library = state.library, current = state.current, seed = seed
-            // One lookup of a known session (each hashes its name), mutated in place: a
-            // runtime copied out and stored back would copy its generators on every
-            // delayed request.
-            let index: Dictionary<String, Session>.Index
-            if let known = state.sessions.index(forKey: sessionName) {
-                index = known
-            } else {
-                Self.touch(&state, sessionName)   // adds it (and may drop the oldest session)
-                guard let added = state.sessions.index(forKey: sessionName) else { return nil }
-                index = added
-            }
-            return state.sessions.values[index].decide { session in
+            // The session mutated in place: a runtime copied out and stored back would copy
+            // its generators on every delayed request.
+            let decide = { (session: inout Session) -> (Scenario, ScenarioRuntime.Decision?, Double) in
                 let name = requested ?? session.scenario ?? current
                 let scenario = library[name] ?? .happyPath
                 let decided = session.runtimes[name, default: ScenarioRuntime(scenario: scenario, seed: seed, session: sessionName)]
                     .decideWithDelay(request, defaultLatency: scenario.defaults.latency)
                 return (scenario, decided.decision, decided.delay)
             }
+            // A known session: one lookup (each hashes its name).
+            if let known = state.sessions.index(forKey: sessionName) { return state.sessions.values[known].decide(decide) }
+            Self.touch(&state, sessionName)   // adds it (and may drop the oldest session)
+            return state.sessions[sessionName, default: Session()].decide(decide)
         }
         guard let (scenario, decision, delay) = chosen else {
             return .failure(Rejected(plan: .error(400, ScenarioSelectionError(name: requested ?? "", known: library.names).description)))
