@@ -109,8 +109,8 @@ extension HeaderFields {
 
 extension String {
     /// ASCII-case-insensitive equality, as HTTP compares header names. Runs several times
-    /// per request (header lookups), so it compares contiguous UTF-8 where it can: walking
-    /// two `String.UTF8View`s with `zip` cost more than the rest of a lookup (#24).
+    /// per request (header lookups), so it compares contiguous UTF-8 where it can rather
+    /// than walking two `String.UTF8View`s with `zip` (#24).
     public func caseInsensitiveEquals(_ other: String) -> Bool {
         let a = utf8, b = other.utf8
         guard a.count == b.count else { return false }
