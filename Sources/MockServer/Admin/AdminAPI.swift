@@ -28,7 +28,7 @@ public struct AdminAPI: Responder {
 
     /// Whether a request target as sent (path and query) is the admin API's: compared on
     /// the bytes, with no `String` made of its path. A path (no query) is a target too,
-    /// so both checks are this one.
+    /// so both checks are this one (`handles(_:)` also takes `/__admin?query` now).
     static func handles(target: String) -> Bool {
         let bytes = target.utf8, prefix = Self.prefix.utf8
         guard bytes.starts(with: prefix) else { return false }

@@ -197,7 +197,7 @@ public final class ScenarioEngine: Responder {
             let library = state.library, current = state.current, seed = seed
             // The session mutated in place: a runtime copied out and stored back would copy
             // its generators on every delayed request.
-            let decide = { (session: inout Session) -> (Scenario, ScenarioRuntime.Decision?, Double) in
+            let chooseOutcome = { (session: inout Session) -> (Scenario, ScenarioRuntime.Decision?, Double) in
                 let name = requested ?? session.scenario ?? current
                 let scenario = library[name] ?? .happyPath
                 let decided = session.runtimes[name, default: ScenarioRuntime(scenario: scenario, seed: seed, session: sessionName)]
@@ -205,9 +205,9 @@ public final class ScenarioEngine: Responder {
                 return (scenario, decided.decision, decided.delay)
             }
             // A known session: one lookup (each hashes its name).
-            if let known = state.sessions.index(forKey: sessionName) { return state.sessions.values[known].decide(decide) }
+            if let known = state.sessions.index(forKey: sessionName) { return state.sessions.values[known].decide(chooseOutcome) }
             Self.touch(&state, sessionName)   // adds it (and may drop the oldest session)
-            return state.sessions[sessionName, default: Session()].decide(decide)
+            return state.sessions[sessionName, default: Session()].decide(chooseOutcome)
         }
         guard let (scenario, decision, delay) = chosen else {
             return .failure(Rejected(plan: .error(400, ScenarioSelectionError(name: requested ?? "", known: library.names).description)))
