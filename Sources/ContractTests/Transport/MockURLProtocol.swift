@@ -161,8 +161,14 @@ public class MockURLProtocol: URLProtocol {
 
     /// `work` after `seconds` (at once when not positive), on the loading thread.
     private func after(_ seconds: TimeInterval, _ work: @escaping @Sendable () -> Void) {
-        if seconds <= 0 { work() } else { DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: work) }
+        if seconds <= 0 { work() } else { Self.timers.asyncAfter(deadline: .now() + seconds, execute: work) }
     }
+
+    /// Where delays and timeouts wait. Not `DispatchQueue.global()`: on Linux its threads
+    /// are as many as cores, so two blocking calls elsewhere in the process (a test's
+    /// socket read, a child process) hold every one of them and a 1 s timeout fired after
+    /// 12 s in CI. A queue of its own gets a thread when its timer is due.
+    private static let timers = DispatchQueue(label: "mock-server.url-protocol.timers")
 
     /// `body`: the request's body as read (a stream cannot be read twice).
     private func deliver(_ plan: ResponsePlan, request: URLRequest, body requestBody: Data, hop: Int) {

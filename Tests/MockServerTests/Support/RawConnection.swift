@@ -6,8 +6,9 @@ import Darwin
 #endif
 
 /// A plain TCP connection to loopback, for what URLSession hides: exact bytes,
-/// pipelining, malformed requests, connection closes. Blocking calls run off the
-/// cooperative pool.
+/// pipelining, malformed requests, connection closes. Blocking calls run on threads of
+/// their own: not the cooperative pool, and not `DispatchQueue.global()`, whose threads
+/// on Linux are as many as cores and which other tests' timers wait on.
 final class RawConnection: @unchecked Sendable {
     private let fd: Int32
 
@@ -60,7 +61,7 @@ final class RawConnection: @unchecked Sendable {
     /// stops reading cannot hang the test); returns the bytes sent.
     func sendWithin(_ data: Data, timeout: TimeInterval) async -> Int {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread {
                 let deadline = Date().addingTimeInterval(timeout)
                 var offset = 0
                 data.withUnsafeBytes { buffer in
@@ -78,14 +79,14 @@ final class RawConnection: @unchecked Sendable {
                     }
                 }
                 continuation.resume(returning: offset)
-            }
+            }.start()
         }
     }
 
     /// Reads and drops bytes until `total` have arrived or `timeout` passes; returns the count.
     func drain(total: Int, timeout: TimeInterval) async -> Int {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread {
                 let deadline = Date().addingTimeInterval(timeout)
                 var received = 0
                 var buffer = [UInt8](repeating: 0, count: 65536)
@@ -97,7 +98,7 @@ final class RawConnection: @unchecked Sendable {
                     received += count
                 }
                 continuation.resume(returning: received)
-            }
+            }.start()
         }
     }
 
@@ -110,9 +111,9 @@ final class RawConnection: @unchecked Sendable {
     /// Reads until the peer closes, `done` says enough, or `timeout` passes.
     func read(timeout: TimeInterval = 5, until done: @escaping @Sendable (Data) -> Bool = { _ in false }) async -> RawRead {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread {
                 continuation.resume(returning: self.readBlocking(timeout: timeout, until: done))
-            }
+            }.start()
         }
     }
 
