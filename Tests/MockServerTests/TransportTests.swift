@@ -78,6 +78,44 @@ import FoundationNetworking
         }
     }
 
+    /// An event loop writes a kept answer again when a plan brings the same header list
+    /// and body (#24). A kept answer must follow everything it was made from: the
+    /// scenario, the `Host` the body's URLs name, the HTTP version and `Connection`.
+    @Test func keptAnswersFollowTheScenarioTheHostAndTheRequest() async throws {
+        try await withServer { server in
+            let connection = try RawConnection(port: server.port)
+            func get(_ host: String) async throws -> (head: String, body: String) {
+                connection.send("GET /menu HTTP/1.1\r\nHost: \(host)\r\n\r\n")
+                let read = await connection.read { RawResponse.parseAll($0).first.map { r in r.body.count == Int(r.header("Content-Length") ?? "0") } ?? false }
+                let response = try #require(read.responses.first)
+                return (read.text.components(separatedBy: "\r\n\r\n")[0], String(decoding: response.body, as: UTF8.self))
+            }
+            let first = try await get("a")
+            let second = try await get("a")
+            #expect(second.head == first.head && second.body == first.body)
+            #expect(first.body.contains("http://a/images/"), "the menu's image URLs name the Host")
+            let otherHost = try await get("b")
+            #expect(otherHost.body.contains("http://b/images/") && !otherHost.body.contains("http://a/"))
+            try server.engine.scenarios.select("empty-catalog")
+            let empty = try await get("a")
+            #expect(empty.body == #"{"items":[]}"#)
+            try server.engine.scenarios.select("happy-path")
+            #expect(try await get("a").body == first.body)
+            // The same answer to HTTP/1.0, then with Connection: close: each its own head.
+            let old = try RawConnection(port: server.port)
+            old.send("GET /menu HTTP/1.0\r\nHost: a\r\n\r\n")
+            let oldRead = await old.read()
+            #expect(oldRead.text.hasPrefix("HTTP/1.0 200 OK\r\n"))
+            #expect(oldRead.end == .closed)
+            #expect(oldRead.responses.first.map { String(decoding: $0.body, as: UTF8.self) } == first.body)
+            connection.send("GET /menu HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+            let last = await connection.read()
+            #expect(last.end == .closed)
+            #expect(last.text.contains("\r\nConnection: close\r\n"))
+            #expect(last.responses.first.map { String(decoding: $0.body, as: UTF8.self) } == first.body)
+        }
+    }
+
     @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
         try await withServer { server in
             let connection = try RawConnection(port: server.port)

@@ -21,6 +21,9 @@ final class DelayQueue {
 
     private let eventLoop: any EventLoop
     private let now: () -> NIODeadline
+    /// The loop's whole answers kept for reuse (`ResponseCache`): like the delays, shared
+    /// by the loop's connections and used only on the loop, so it lives beside them.
+    let responses = ResponseCache()
     private var entries = CircularBuffer<Entry>(initialCapacity: 64)
     private var armed: (deadline: NIODeadline, task: Scheduled<Void>)?
 

@@ -25,6 +25,16 @@ extension HTTPRequestHandler {
         // A stopping server's last answer on this connection says so.
         let keepAlive = keepAlive && !stopRequested
         let http10 = request.version.major == 1 && request.version.minor == 0
+        // The same answer as one this loop wrote before: its bytes again (`ResponseCache`).
+        // Only a whole body written at once; its headers were checked when it was kept.
+        let bodyAllowed = plan.status != 304 && plan.status != 204 && !(100..<200).contains(plan.status)
+        let reusable = plan.fault == nil && plan.stream == nil && plan.pacing == nil && http2 == nil && bodyAllowed
+            && request.method != .HEAD && ResponseCache.admits(plan.body)
+        if reusable, let whole = delays.responses.answer(status: plan.status, http10: http10, keepAlive: keepAlive,
+                                                           headers: plan.headers, body: plan.body) {
+            send(wrapOutboundOut(whole), context: context, keepAlive: keepAlive)
+            return
+        }
         // One check for every path below that writes the plan's headers (ResponseHead trusts
         // them); lines written before on this connection were checked then.
         let keptLines = connectionRequests.headerLines.lines(for: plan.headers)
@@ -40,7 +50,6 @@ extension HTTPRequestHandler {
             stream(hub, plan: plan, request: request, context: context)
             return
         }
-        let bodyAllowed = plan.status != 304 && plan.status != 204 && !(100..<200).contains(plan.status)
         let body = bodyAllowed && request.method != .HEAD ? plan.body : Data()
         if http2 != nil {
             respondOnHTTP2(status: plan.status, headers: plan.headers, body: body, contentLength: bodyAllowed ? plan.body.count : nil,
@@ -68,6 +77,9 @@ extension HTTPRequestHandler {
         }
         buffer.writeData(body)
         keepLines(newLines, of: buffer, for: plan.headers, context: context)
+        if reusable {
+            delays.responses.keep(buffer, status: plan.status, http10: http10, keepAlive: keepAlive, headers: plan.headers, body: plan.body)
+        }
         send(wrapOutboundOut(buffer), context: context, keepAlive: keepAlive)
     }
 
