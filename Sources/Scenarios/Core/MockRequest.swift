@@ -26,7 +26,9 @@ public struct MockRequest: Sendable {
         connection: ConnectionRef? = nil
     ) {
         // Methods arrive upper-case from the parser; only others pay for `uppercased()`.
-        self.method = method.utf8.contains { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") } ? method.uppercased() : method
+        let lowerCase = method.utf8.withContiguousStorageIfAvailable { $0.contains { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") } }
+            ?? method.utf8.contains { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") }
+        self.method = lowerCase ? method.uppercased() : method
         let (splitPath, query) = MockRequest.split(uri: uri)
         var path = splitPath
         // Routing reads the path's UTF-8 in place: a lazily bridged string (a URL's path
@@ -58,6 +60,10 @@ public struct MockRequest: Sendable {
     }
 
     static func split(uri: String) -> (String, [(name: String, value: String)]) {
+        // Most targets are a path alone ("/menu"): one scan of contiguous bytes says so.
+        if uri.utf8.withContiguousStorageIfAvailable({ $0.first == UInt8(ascii: "/") && !$0.contains(UInt8(ascii: "?")) }) == true {
+            return (uri, [])
+        }
         // Searched on the UTF-8 view: `firstIndex(of: Character)` walks grapheme clusters.
         var rawPath = Substring(uri)
         var rawQuery: Substring = ""

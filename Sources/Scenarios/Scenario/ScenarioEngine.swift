@@ -199,9 +199,17 @@ public final class ScenarioEngine: Responder {
             // its generators on every delayed request.
             let chooseOutcome = { (session: inout Session) -> (Scenario, ScenarioRuntime.Decision?, Double) in
                 let name = requested ?? session.scenario ?? current
+                // A runtime plays the library's scenario of its name (a switch or a reload
+                // drops the runtimes it concerns): one lookup, not two, once it exists.
+                if let index = session.runtimes.index(forKey: name) {
+                    let decided = session.runtimes.values[index].decideWithDelay(
+                        request, defaultLatency: session.runtimes.values[index].scenario.defaults.latency)
+                    return (session.runtimes.values[index].scenario, decided.decision, decided.delay)
+                }
                 let scenario = library[name] ?? .happyPath
-                let decided = session.runtimes[name, default: ScenarioRuntime(scenario: scenario, seed: seed, session: sessionName)]
-                    .decideWithDelay(request, defaultLatency: scenario.defaults.latency)
+                var runtime = ScenarioRuntime(scenario: scenario, seed: seed, session: sessionName)
+                let decided = runtime.decideWithDelay(request, defaultLatency: scenario.defaults.latency)
+                session.runtimes[name] = runtime
                 return (scenario, decided.decision, decided.delay)
             }
             // A known session: one lookup (each hashes its name).
