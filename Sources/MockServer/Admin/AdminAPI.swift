@@ -6,6 +6,7 @@ import Scenarios
 /// missing from the journal.
 public struct AdminAPI: Responder {
     public static let prefix = "/__admin"
+    private static let prefixBytes = Array(prefix.utf8)
     public static let version = "0.4.0"
     public let engine: MockEngine
     let router: Router
@@ -30,6 +31,16 @@ public struct AdminAPI: Responder {
     /// the bytes, with no `String` made of its path. A path (no query) is a target too,
     /// so both checks are this one (`handles(_:)` also takes `/__admin?query` now).
     static func handles(target: String) -> Bool {
+        // Contiguous bytes (every target NIO parsed) are compared without the generic
+        // walk over two `UTF8View`s: a fifth of a microsecond per request (#24).
+        if let answer = target.utf8.withContiguousStorageIfAvailable({ bytes -> Bool in
+            let prefix = prefixBytes
+            guard bytes.count >= prefix.count, bytes[1] == UInt8(ascii: "_"),
+                  bytes.prefix(prefix.count).elementsEqual(prefix) else { return false }
+            return bytes.count == prefix.count || bytes[prefix.count] == UInt8(ascii: "/") || bytes[prefix.count] == UInt8(ascii: "?")
+        }) {
+            return answer
+        }
         let bytes = target.utf8, prefix = Self.prefix.utf8
         guard bytes.starts(with: prefix) else { return false }
         let next = bytes.dropFirst(prefix.count).first

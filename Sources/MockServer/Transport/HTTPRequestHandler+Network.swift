@@ -20,10 +20,10 @@ struct UploadPace {
 extension HTTPRequestHandler {
     /// The pace of `head`'s body, when its network profile limits the uplink (admin calls
     /// are never slowed).
-    func uploadPace(for head: HTTPRequestHead) -> UploadPace? {
+    /// `framed`: the head has `Content-Length` or `Transfer-Encoding`.
+    func uploadPace(for head: HTTPRequestHead, framed: Bool) -> UploadPace? {
         // Only a body is paced: a request without one (most GETs) has nothing to carry.
-        guard head.headers.contains(name: "content-length") || head.headers.contains(name: "transfer-encoding") || head.version.major == 2,
-              !AdminAPI.handles(target: head.uri) else { return nil }
+        guard framed || head.version.major == 2, !AdminAPI.handles(target: head.uri) else { return nil }
         // The two fields a profile is chosen by, read in place: an HTTP/2 stream (which may
         // always have a body) converted all its headers here, per stream (#24).
         let network = engine.network.resolve(named: head.headers.first(name: NetworkConditions.header),

@@ -247,13 +247,26 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
             clock?.headArrived()
             connectionRequests.begun += 1
             firstOnConnection = connectionRequests.begun == 1
-            upload = uploadPace(for: head)
+            // The body's framing, in one pass over the fields.
+            var declared: Int?, framed = false
+            for (name, value) in head.headers {
+                switch name.utf8.count {
+                case 14 where name.caseInsensitiveEquals("content-length"):
+                    framed = true
+                    if declared == nil { declared = Int(value) ?? 0 }
+                case 17 where name.caseInsensitiveEquals("transfer-encoding"):
+                    framed = true
+                default:
+                    break
+                }
+            }
+            let declaredLength = declared ?? 0
+            upload = uploadPace(for: head, framed: framed)
             let now = engine.timeSource.now()
-            let declared = head.headers.first(name: "content-length").flatMap(Int.init) ?? 0
-            if declared > maxRequestBodySize {
+            if declaredLength > maxRequestBodySize {
                 state = .discarding(head, size: 0, receivedAt: now)
             } else {
-                state = .receiving(head, context.channel.allocator.buffer(capacity: max(0, declared)), receivedAt: now)
+                state = .receiving(head, context.channel.allocator.buffer(capacity: max(0, declaredLength)), receivedAt: now)
             }
         case .body(var chunk):
             switch state {

@@ -91,6 +91,16 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
 
     /// The first segment of `path` (leading slashes skipped), "" for `/`.
     static func firstSegment(of path: String) -> Substring {
+        // On contiguous bytes (the transport's paths are): offsets found by a plain loop,
+        // then UTF-8 indices, which a native string offsets in constant time.
+        if let (start, end) = path.utf8.withContiguousStorageIfAvailable({ bytes -> (Int, Int) in
+            guard let start = bytes.firstIndex(where: { $0 != UInt8(ascii: "/") }) else { return (bytes.count, bytes.count) }
+            return (start, bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.count)
+        }) {
+            let utf8 = path.utf8
+            guard start < end else { return "" }
+            return path[utf8.index(utf8.startIndex, offsetBy: start)..<utf8.index(utf8.startIndex, offsetBy: end)]
+        }
         let bytes = path.utf8
         guard let start = bytes.firstIndex(where: { $0 != UInt8(ascii: "/") }) else { return "" }
         let end = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
