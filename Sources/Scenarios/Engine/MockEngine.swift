@@ -86,14 +86,39 @@ public final class MockEngine: Responder {
         case decided(ScenarioEngine.Decided, NetworkProfile?)
     }
 
+    /// The `X-Mock-*` fields a request is prepared by, each the first of its name (as
+    /// `HeaderFields`' subscript reads it), found in one pass: four lookups by name were
+    /// four walks over the fields (#24).
+    struct ControlFields {
+        var network: String?
+        var session: String?
+        var scenario: String?
+
+        init(_ headers: HeaderFields) {
+            for field in headers {
+                let name = field.name
+                // Each name is 14 or 15 bytes and starts with "X-Mock-".
+                guard name.utf8.count >= 14, name.utf8.first == UInt8(ascii: "X") || name.utf8.first == UInt8(ascii: "x") else { continue }
+                if network == nil, name.caseInsensitiveEquals(NetworkConditions.header) {
+                    network = field.value
+                } else if session == nil, name.caseInsensitiveEquals(ScenarioEngine.sessionHeader) {
+                    session = field.value
+                } else if scenario == nil, name.caseInsensitiveEquals(ScenarioEngine.scenarioHeader) {
+                    scenario = field.value
+                }
+            }
+        }
+    }
+
     /// Resolves the network profile and lets the scenario decide (counters and states move).
     func prepare(_ request: MockRequest) -> Preparation {
+        let controls = ControlFields(request.headers)
         let profile: NetworkProfile?
-        switch network.resolve(request.headers) {
+        switch network.resolve(named: controls.network, session: controls.session) {
         case .failure(let error): return .answered(ResponsePlan.error(400, error.description).answered(by: "network-profile"))
         case .success(let resolved): profile = resolved
         }
-        switch scenarios.decide(request) {
+        switch scenarios.decide(request, session: controls.session, requested: controls.scenario) {
         case .failure(let rejected): return .answered(rejected.plan)
         case .success(let decided): return .decided(decided, profile)
         }

@@ -190,8 +190,12 @@ public final class ScenarioEngine: Responder {
     /// Picks the rule and outcome for `request` and advances counters and states; an
     /// unknown scenario named in `X-Mock-Scenario` is rejected with a 400.
     public func decide(_ request: MockRequest) -> Result<Decided, Rejected> {
-        let sessionName = request.headers[Self.sessionHeader] ?? Self.defaultSession
-        let requested = request.headers[Self.scenarioHeader]
+        decide(request, session: request.headers[Self.sessionHeader], requested: request.headers[Self.scenarioHeader])
+    }
+
+    /// The same, with the request's `X-Mock-Session` and `X-Mock-Scenario` already read.
+    func decide(_ request: MockRequest, session: String?, requested: String?) -> Result<Decided, Rejected> {
+        let sessionName = session ?? Self.defaultSession
         let chosen = state.withLock { state -> (Scenario, ScenarioRuntime.Decision?, Double)? in
             if let requested, state.library[requested] == nil { return nil }
             let library = state.library, current = state.current, seed = seed
