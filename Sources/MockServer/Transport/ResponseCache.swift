@@ -13,7 +13,9 @@ import Scenarios
 ///
 /// Identity, not equality: a kept entry retains the plan's header list and body, so while
 /// it is kept no other list or body can take over their storage, and the same storage
-/// means the same bytes (both are values: a change would have copied them).
+/// means the same bytes (both are values: a change would have copied them). That holds
+/// for a body that owns its bytes, as `ResponsePlan.body` requires: a `Data` made with
+/// `bytesNoCopy` and no deallocator over a buffer that is later rewritten would not.
 ///
 /// Bounded: `slots` entries of at most `maxBodyBytes` of body each, replaced by the CLOCK
 /// rule (an entry hit since the hand last passed it gets a second chance), so a stream of

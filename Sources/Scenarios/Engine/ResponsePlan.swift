@@ -5,6 +5,9 @@ import Foundation
 public struct ResponsePlan: Sendable {
     public var status: Int
     public var headers: HeaderFields
+    /// The body. It must own its bytes (not `Data(bytesNoCopy:…, deallocator: .none)` over
+    /// a buffer rewritten later): the server writes an answer it kept again while a plan
+    /// brings the same header list and the same body storage.
     public var body: Data
     /// Which route or rule produced the plan ("restaurant.menu"); nil when no route matched.
     public var answeredBy: String?

@@ -41,9 +41,9 @@ typealias LockPrimitive = NSLock
 /// The value (the header) and its lock (the one element) of a `Locked`.
 final class LockedStorage<Value>: ManagedBuffer<Value, LockPrimitive> {
     static func make(_ value: Value) -> LockedStorage<Value> {
-        let buffer = create(minimumCapacity: 1) { _ in value }
-        // `create` makes an instance of this class (it is called on it).
-        let storage = unsafeDowncast(buffer, to: LockedStorage<Value>.self)
+        // `create` makes an instance of this class (it is called on it). A checked cast:
+        // swift-nio's same storage moved off `unsafeDowncast` after a miscompile (#2802).
+        let storage = create(minimumCapacity: 1) { _ in value } as! LockedStorage<Value>
         storage.withUnsafeMutablePointerToElements { lock in
             #if canImport(Darwin)
             lock.initialize(to: os_unfair_lock())
@@ -75,8 +75,12 @@ final class LockedStorage<Value>: ManagedBuffer<Value, LockPrimitive> {
             os_unfair_lock_lock(lock)
             defer { os_unfair_lock_unlock(lock) }
             #elseif canImport(Glibc) || canImport(Musl)
-            pthread_mutex_lock(lock)
-            defer { pthread_mutex_unlock(lock) }
+            let locked = pthread_mutex_lock(lock)
+            precondition(locked == 0, "pthread_mutex_lock failed: \(locked)")
+            defer {
+                let unlocked = pthread_mutex_unlock(lock)
+                precondition(unlocked == 0, "pthread_mutex_unlock failed: \(unlocked)")
+            }
             #else
             lock.pointee.lock()
             defer { lock.pointee.unlock() }
