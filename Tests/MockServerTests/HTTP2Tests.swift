@@ -40,6 +40,33 @@ import Testing
         FaultCase(fault: .hang, exit: 28, says: "timed out", status: "000"),
     ]
 
+    /// A stream's answer may be frames its event loop kept from an earlier one (#24): they
+    /// must follow everything they were made from, as on HTTP/1.1: the scenario and the
+    /// `:authority` that the body's URLs name. Each curl run sends its URLs as streams of
+    /// one connection.
+    @Test func keptFramesFollowTheAuthorityAndTheScenario() async throws {
+        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
+        defer { Task { await TestGate.shared.release(exclusive: false) } }
+        let (server, base) = try await Self.start([])
+        defer { Task { await server.server.stop() } }
+        func bodies(_ arguments: [String]) async throws -> [String] {
+            let result = try await Self.curl(["-w", "\n--%{http_version} %{http_code}--\n"] + arguments)
+            #expect(result.status == 0, "\(result.stderr)")
+            return result.stdout.components(separatedBy: "\n--2 200--\n").dropLast()
+        }
+        let twice = try await bodies([base + "/menu", base + "/menu"])
+        #expect(twice.count == 2 && twice[0] == twice[1], "\(twice)")
+        #expect(twice.first?.contains("https://localhost:\(server.port)/images/") == true)
+        // Another authority of the same length: the same body size, other bytes.
+        let other = String(repeating: "h", count: "localhost:\(server.port)".utf8.count)
+        let renamed = try await bodies(["-H", "Host: \(other)", base + "/menu", base + "/menu"])
+        #expect(renamed.count == 2 && renamed.allSatisfy { $0.contains("https://\(other)/images/") && !$0.contains("localhost") }, "\(renamed)")
+        try server.engine.scenarios.select("empty-catalog")
+        #expect(try await bodies([base + "/menu"]) == [#"{"items":[]}"#])
+        try server.engine.scenarios.select("h2-test")
+        #expect(try await bodies([base + "/menu"]) == [twice[0]])
+    }
+
     @Test(arguments: faults)
     func faultsBecomeHTTP2Frames(_ expected: FaultCase) async throws {
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOHPACK
 import Scenarios
 import Testing
 @testable import MockServer
@@ -35,6 +36,20 @@ import Testing
         #expect(Self.answer(cache, body: body, keepAlive: false) == nil)
         // A slice of the kept body starts at the same address but is shorter.
         #expect(Self.answer(cache, body: body.prefix(80)) == nil)
+    }
+
+    @Test func http2FramesAndHTTP1BytesAreKeptApart() {
+        let cache = ResponseCache()
+        let body = Self.body(1)
+        Self.keep(cache, "http/1.1 answer", body: body)
+        #expect(cache.frames(status: 200, headers: Self.headers, body: body) == nil)
+        let frames = ResponseCache.Frames(fields: HPACKHeaders([(":status", "200")]), body: Self.bytes("data"))
+        cache.keep(frames, status: 200, headers: Self.headers, body: body)
+        #expect(cache.frames(status: 200, headers: Self.headers, body: body).map { String(buffer: $0.body) } == "data")
+        #expect(cache.frames(status: 200, headers: Self.headers, body: body)?.fields[":status"] == ["200"])
+        #expect(cache.frames(status: 404, headers: Self.headers, body: body) == nil)
+        #expect(cache.frames(status: 200, headers: Self.headers, body: Self.body(1)) == nil)
+        #expect(Self.answer(cache, body: body) == "http/1.1 answer")
     }
 
     @Test func bodiesOutsideTheLimitsAreNotAdmitted() {

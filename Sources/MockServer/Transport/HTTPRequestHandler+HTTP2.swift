@@ -26,6 +26,11 @@ extension HTTPRequestHandler {
     /// (RFC 9113 §8.2.1) except the connection-specific ones HTTP/2 forbids (§8.2.2) and
     /// the plan's own `content-length`, which `contentLength` replaces.
     static func headersFrame(status: Int, headers: HeaderFields, contentLength: Int?, endStream: Bool) -> HTTP2Frame.FramePayload {
+        .headers(.init(headers: fieldBlock(status: status, headers: headers, contentLength: contentLength), endStream: endStream))
+    }
+
+    /// The fields of that HEADERS frame.
+    static func fieldBlock(status: Int, headers: HeaderFields, contentLength: Int?) -> HPACKHeaders {
         var block = HPACKHeaders()
         block.reserveCapacity(headers.fields.count + 2)
         block.add(name: ":status", value: (100...999).contains(status) ? statusCodes[status - 100] : "500")
@@ -35,7 +40,7 @@ extension HTTPRequestHandler {
             block.add(name: name, value: field.value)
         }
         if let contentLength { block.add(name: "content-length", value: String(contentLength)) }
-        return .headers(.init(headers: block, endStream: endStream))
+        return block
     }
 
     /// "100" to "999", built once.
@@ -69,6 +74,19 @@ extension HTTPRequestHandler {
             let error = ResponsePlan.error(500, "The response's status \(status) is informational: HTTP/2 needs a final status (200-599)")
             respondOnHTTP2(status: 500, headers: error.headers, body: error.body, contentLength: error.body.count, pacing: nil,
                            context: context, keepAlive: keepAlive)
+            return
+        }
+        // A whole body sent at once: the frames this loop made for the same parts, or made
+        // now and kept (`ResponseCache`).
+        if pacing == nil, contentLength == body.count, ResponseCache.admits(body) {
+            let frames = delays.responses.frames(status: status, headers: headers, body: body) ?? {
+                let frames = ResponseCache.Frames(fields: Self.fieldBlock(status: status, headers: headers, contentLength: contentLength),
+                                                  body: context.channel.allocator.buffer(data: body))
+                delays.responses.keep(frames, status: status, headers: headers, body: body)
+                return frames
+            }()
+            context.write(NIOAny(HTTP2Frame.FramePayload.headers(.init(headers: frames.fields, endStream: false))), promise: nil)
+            send(bodyPart(frames.body, last: true), context: context, keepAlive: keepAlive)
             return
         }
         let head = Self.headersFrame(status: status, headers: headers, contentLength: contentLength, endStream: body.isEmpty)

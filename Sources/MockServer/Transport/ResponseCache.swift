@@ -1,15 +1,18 @@
 import Foundation
 import NIOCore
+import NIOHPACK
 import Scenarios
 
-/// Whole HTTP/1.1 answers of one event loop, head and body encoded once, written again as
-/// they are while a plan brings the same header list and the same body bytes.
+/// Whole answers of one event loop, encoded once and written again as they are while a
+/// plan brings the same header list and the same body bytes: HTTP/1.1 bytes (head and
+/// body), or an HTTP/2 stream's HEADERS field block and DATA bytes.
 ///
 /// Most answers repeat: a fixture's body is one `Data` (a rendered template is kept per
 /// base URL, a page in the page cache, an image in its asset) and its headers one shared
 /// list. A hit costs two identity checks and one write; a miss built the buffer anyway,
 /// and keeping it only retains it. Measured with `Benchmarks/instructions.sh` on `/menu`:
-/// the head and the copied body were about 3,500 of 46,500 instructions per request (#24).
+/// the head and the copied body were about 3,500 of 46,500 instructions per request, and
+/// over HTTP/2 the field block and the body's buffer about 4,500 of 170,000 (#24).
 ///
 /// Identity, not equality: a kept entry retains the plan's header list and body, so while
 /// it is kept no other list or body can take over their storage, and the same storage
@@ -29,13 +32,27 @@ final class ResponseCache {
     /// whose identity could be compared.
     static let minBodyBytes = 64
 
+    /// How the answer goes on the wire, which its encoding depends on.
+    enum Form: Equatable {
+        case http1(http10: Bool, keepAlive: Bool)
+        case http2
+    }
+
+    /// An HTTP/2 answer: the HEADERS frame's fields and the DATA frame's bytes.
+    struct Frames {
+        let fields: HPACKHeaders
+        let body: ByteBuffer
+    }
+
     private struct Entry {
         let status: Int
-        let http10: Bool
-        let keepAlive: Bool
+        let form: Form
         let headers: HeaderFields
         let body: Data
+        /// HTTP/1.1: the whole answer. HTTP/2: the DATA frame's bytes.
         let bytes: ByteBuffer
+        /// HTTP/2 only.
+        let fields: HPACKHeaders?
         var referenced: Bool
     }
 
@@ -54,23 +71,41 @@ final class ResponseCache {
         body.count >= minBodyBytes && body.count <= maxBodyBytes
     }
 
-    /// The encoded answer kept for this status line, header list, body and `Connection`.
+    /// The encoded HTTP/1.1 answer kept for this status line, header list, body and `Connection`.
     func answer(status: Int, http10: Bool, keepAlive: Bool, headers: HeaderFields, body: Data) -> ByteBuffer? {
+        find(status: status, form: .http1(http10: http10, keepAlive: keepAlive), headers: headers, body: body).map { entries[$0].bytes }
+    }
+
+    /// Keeps `bytes`, the whole HTTP/1.1 answer just encoded for these parts.
+    func keep(_ bytes: ByteBuffer, status: Int, http10: Bool, keepAlive: Bool, headers: HeaderFields, body: Data) {
+        insert(Entry(status: status, form: .http1(http10: http10, keepAlive: keepAlive), headers: headers, body: body,
+                     bytes: bytes, fields: nil, referenced: false))
+    }
+
+    /// The HTTP/2 frames kept for this status, header list and body (its whole length in
+    /// `content-length`).
+    func frames(status: Int, headers: HeaderFields, body: Data) -> Frames? {
+        guard let index = find(status: status, form: .http2, headers: headers, body: body), let fields = entries[index].fields else { return nil }
+        return Frames(fields: fields, body: entries[index].bytes)
+    }
+
+    /// Keeps the HTTP/2 frames just made for these parts.
+    func keep(_ frames: Frames, status: Int, headers: HeaderFields, body: Data) {
+        insert(Entry(status: status, form: .http2, headers: headers, body: body, bytes: frames.body, fields: frames.fields,
+                     referenced: false))
+    }
+
+    private func find(status: Int, form: Form, headers: HeaderFields, body: Data) -> Int? {
         for index in entries.indices {
-            let entry = entries[index]
-            guard entry.status == status, entry.keepAlive == keepAlive, entry.http10 == http10,
-                  entry.body.count == body.count, entry.headers.sharesStorage(with: headers),
-                  Self.sameStorage(entry.body, body) else { continue }
-            if !entry.referenced { entries[index].referenced = true }
-            return entry.bytes
+            guard entries[index].status == status, entries[index].form == form, entries[index].body.count == body.count,
+                  entries[index].headers.sharesStorage(with: headers), Self.sameStorage(entries[index].body, body) else { continue }
+            if !entries[index].referenced { entries[index].referenced = true }
+            return index
         }
         return nil
     }
 
-    /// Keeps `bytes`, the whole answer just encoded for these parts.
-    func keep(_ bytes: ByteBuffer, status: Int, http10: Bool, keepAlive: Bool, headers: HeaderFields, body: Data) {
-        let entry = Entry(status: status, http10: http10, keepAlive: keepAlive, headers: headers, body: body,
-                          bytes: bytes, referenced: false)
+    private func insert(_ entry: Entry) {
         guard entries.count == Self.slots else {
             entries.append(entry)
             return
