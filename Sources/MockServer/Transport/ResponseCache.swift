@@ -20,10 +20,13 @@ import Scenarios
 /// for a body that owns its bytes, as `ResponsePlan.body` requires: a `Data` made with
 /// `bytesNoCopy` and no deallocator over a buffer that is later rewritten would not.
 ///
-/// Bounded: `slots` entries of at most `maxBodyBytes` of body each, replaced by the CLOCK
-/// rule (an entry hit since the hand last passed it gets a second chance), so a stream of
-/// answers that never repeat (a transform, a created product) cannot push out the ones that
-/// do. Used only on its event loop, like the `DelayQueue` that holds it.
+/// Bounded: `slots` entries, each holding a body of at most `maxBodyBytes` twice (the
+/// plan's `Data` and its encoded copy) with its header list, so about 512 KiB per loop
+/// (a body that is a slice of a larger `Data` keeps that `Data` alive, as its plan did).
+/// Entries are replaced by the CLOCK rule (an entry hit since the hand last passed it
+/// gets a second chance), so a stream of answers that never repeat (a transform, a created
+/// product) cannot push out the ones that do. Used only on its event loop, like the
+/// `DelayQueue` that holds it.
 final class ResponseCache {
     static let slots = 16
     /// Larger bodies are copied per answer as before: an image of megabytes is not kept.
