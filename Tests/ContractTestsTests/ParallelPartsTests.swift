@@ -63,7 +63,10 @@ import Testing
             }
             seen.withLock { $0 = results }
         }
-        let report = await RestaurantContract.suite(SuiteConfiguration()).only([]).adding(check).run { ReferenceRestaurantProvider(context: $0) }
+        // The provider's timeout is beside the point here: 10 s, not the default 1 s, which
+        // a loaded CI machine once passed on one of these requests.
+        let report = await RestaurantContract.suite(SuiteConfiguration(timeout: 10)).only([]).adding(check)
+            .run { ReferenceRestaurantProvider(context: $0) }
         #expect(report.passed, "\(report)")
         let results = seen.withLock { $0 }
         try #require(results.count == parts)
@@ -83,7 +86,10 @@ import Testing
                 return index
             }
         }
-        let report = await RestaurantContract.suite(SuiteConfiguration()).only([]).adding(check).run { ReferenceRestaurantProvider(context: $0) }
+        // The provider's timeout is beside the point here: 10 s, not the default 1 s, which
+        // a loaded CI machine once passed on one of these requests.
+        let report = await RestaurantContract.suite(SuiteConfiguration(timeout: 10)).only([]).adding(check)
+            .run { ReferenceRestaurantProvider(context: $0) }
         #expect(!report.passed)
         #expect("\(report)".contains("part 1 failed on purpose"), "\(report)")
         #expect(ended.withLock { $0 } == 3, "every part ran to its end")

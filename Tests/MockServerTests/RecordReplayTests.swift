@@ -169,7 +169,9 @@ import FoundationNetworking
             engine: try MockEngine(configuration: EngineConfiguration(fixturesDirectory: folder, scenarioDirectories: [], preloaded: .nothing)),
             proxy: UpstreamProxy(upstream: deadURL, timeout: 5, recorder: recorder))
         let address = try await server.start()
-        let (data, response) = try await HTTP.get(URL(string: address.baseURL + "/menu")!)
+        // The proxy gives up on the upstream after 5 s; the client waits longer than the
+        // session's 15 s, which one loaded run outlasted before the proxy's request started.
+        let (data, response) = try await HTTP.get(URL(string: address.baseURL + "/menu")!, timeout: 60)
         #expect(response.statusCode == 502)
         #expect(reason(data).contains(deadURL.absoluteString))
         // The admin API still answers on the recorder itself.
