@@ -4,25 +4,34 @@ import Scenarios
 import TestSupport
 import Testing
 
-/// A provider whose `categories()` blocks its thread for a while, as a synchronous
-/// `Data(contentsOf:)` or a semaphore around a data task does; everything else is the
-/// reference provider.
+/// A provider whose `categories()` blocks its thread, as a synchronous `Data(contentsOf:)`
+/// or a semaphore around a data task does, until `release` says so (or `cap` passes);
+/// every call of `menuItems(category:)` that ends is counted in `ended`. Everything else
+/// is the reference provider.
 struct ThreadBlockingProvider: RestaurantProvider {
     let reference: ReferenceRestaurantProvider
-    let seconds: TimeInterval
+    let ended: Locked<Int>
+    let release: @Sendable () -> Bool
+    let cap: TimeInterval
 
     func categories() async throws -> [String] {
-        Self.block(seconds)
+        Self.block(until: release, cap: cap)
         return try await reference.categories()
     }
 
     /// Blocks the calling thread, as blocking I/O does.
-    static func block(_ seconds: TimeInterval) {
-        let until = Date().addingTimeInterval(seconds)
-        while Date() < until { usleep(10_000) }
+    static func block(until release: () -> Bool, cap: TimeInterval) {
+        let until = Date().addingTimeInterval(cap)
+        while !release(), Date() < until { usleep(10_000) }
     }
 
-    func menuItems(category: String) async throws -> [RestaurantItem] { try await reference.menuItems(category: category) }
+    func menuItems(category: String) async throws -> [RestaurantItem] {
+        // Counted on the thread the call's continuation runs on: a pool that neighbours
+        // block never gets here.
+        defer { ended.withLock { $0 += 1 } }
+        return try await reference.menuItems(category: category)
+    }
+
     func submitOrder(menuIDs: [Int]) async throws -> Int { try await reference.submitOrder(menuIDs: menuIDs) }
     func imageData(from url: URL) async throws -> Data { try await reference.imageData(from: url) }
 }
@@ -36,20 +45,32 @@ struct ThreadBlockingProvider: RestaurantProvider {
         // More blocked threads than the cooperative pool has (one per core).
         let blockers = ProcessInfo.processInfo.activeProcessorCount + 1
         var configuration = configuration(transport: transport)
-        configuration.timeout = 1
-        configuration.timeoutMargin = 0.5
         configuration.parallelism = blockers + 2
+        // One attempt: this is about isolation, and a second attempt after the neighbours
+        // let go would pass without it.
+        configuration.timingAttempts = 1
         var suite = RestaurantContract.suite(configuration).only(["restaurant.timeout.hang", "restaurant.timeout.slow-in-time"])
         for index in 0..<blockers {
-            suite = suite.adding(ContractCheck("neighbour.\(index)", .required, "blocks its thread for 4 s") { run in
+            suite = suite.adding(ContractCheck("neighbour.\(index)", .required, "blocks its thread until both timing checks ended") { run in
                 _ = try await run.call("categories()") { try await run.provider.categories() }
             })
         }
+        // The neighbours hold their threads until both timing checks' calls have ended. With
+        // isolation that is the timeout (3 s); without it the calls' continuations wait for
+        // a pool thread that the neighbours hold, so nothing ends before the cap, and the
+        // hang check measures at least the cap against its 5 s.
+        let ended = Locked(0)
+        let cap: TimeInterval = 20
         let report = await withTestGate(exclusive: true) {
-            await suite.run { ThreadBlockingProvider(reference: ReferenceRestaurantProvider(context: $0), seconds: 4) }
+            await suite.run {
+                ThreadBlockingProvider(reference: ReferenceRestaurantProvider(context: $0), ended: ended,
+                                       release: { ended.current >= 2 }, cap: cap)
+            }
         }
         #expect(report.passed, "\(report)")
-        // The neighbours really blocked for their 4 s, while the timing checks took their own time.
-        #expect(report.results.filter { $0.id.hasPrefix("neighbour.") }.allSatisfy { $0.duration >= 4 }, "\(report)")
+        #expect(ended.current == 2, "\(report)")
+        // The neighbours really held their threads while the hang check waited out its timeout.
+        #expect(report.results.filter { $0.id.hasPrefix("neighbour.") }.allSatisfy { $0.duration >= configuration.timeout && $0.duration < cap },
+                "\(report)")
     }
 }

@@ -16,14 +16,19 @@ public struct ContractReport: Sendable, CustomStringConvertible {
         public let level: CheckLevel
         public let summary: String
         public let outcome: Outcome
+        /// Seconds for every attempt together.
         public let duration: TimeInterval
+        /// What the verdict does not show: attempts that failed on timing alone and were
+        /// run again (`SuiteConfiguration.timingAttempts`).
+        public let notes: [String]
 
-        init(id: String, level: CheckLevel, summary: String, outcome: Outcome, duration: TimeInterval) {
+        init(id: String, level: CheckLevel, summary: String, outcome: Outcome, duration: TimeInterval, notes: [String] = []) {
             self.id = id
             self.level = level
             self.summary = summary
             self.outcome = outcome
             self.duration = duration
+            self.notes = notes
         }
 
         public var passed: Bool { outcome.passed }
@@ -60,6 +65,7 @@ public struct ContractReport: Sendable, CustomStringConvertible {
             if let message = result.message {
                 lines += message.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }
             }
+            lines += result.notes.map { "    note: " + $0 }
         }
         return lines.joined(separator: "\n")
     }
@@ -76,14 +82,19 @@ public struct ContractReport: Sendable, CustomStringConvertible {
         xml += "<testsuites>\n  <testsuite name=\"\(escape(suite))\" tests=\"\(results.count)\" failures=\"\(failed)\" errors=\"\(errors)\" time=\"\(String(format: "%.3f", duration))\">\n"
         for result in results {
             xml += "    <testcase classname=\"\(escape(suite)).\(result.level.rawValue)\" name=\"\(escape(result.id))\" time=\"\(String(format: "%.3f", result.duration))\""
+            var children = ""
             switch result.outcome {
             case .passed:
-                xml += "/>\n"
+                break
             case .failed(let violation):
-                xml += ">\n      <failure message=\"\(escape(result.summary))\">\(escape(violation.description))</failure>\n    </testcase>\n"
+                children += "      <failure message=\"\(escape(result.summary))\">\(escape(violation.description))</failure>\n"
             case .error(let text):
-                xml += ">\n      <error message=\"\(escape(text))\"/>\n    </testcase>\n"
+                children += "      <error message=\"\(escape(text))\"/>\n"
             }
+            if !result.notes.isEmpty {
+                children += "      <system-out>\(escape(result.notes.joined(separator: "\n")))</system-out>\n"
+            }
+            xml += children.isEmpty ? "/>\n" : ">\n" + children + "    </testcase>\n"
         }
         xml += "  </testsuite>\n</testsuites>\n"
         return xml

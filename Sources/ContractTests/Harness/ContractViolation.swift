@@ -8,12 +8,19 @@ public struct ContractViolation: Error, Sendable, CustomStringConvertible {
     public var serverSaw: [String]
     /// Line-by-line differences, when there are any to show.
     public var differences: [String]
+    /// The verdict rests on the clock alone: the provider did the right thing, but later
+    /// than the check allows (a timeout that fired at the time given, or after the margin,
+    /// with the request sent once). A loaded machine can do that to a correct provider, so
+    /// the suite runs such a check again, up to `SuiteConfiguration.timingAttempts`; a
+    /// provider that is wrong is late on every attempt.
+    public var isTimingOnly: Bool
 
-    public init(expected: String, actual: String, serverSaw: [String] = [], differences: [String] = []) {
+    public init(expected: String, actual: String, serverSaw: [String] = [], differences: [String] = [], isTimingOnly: Bool = false) {
         self.expected = expected
         self.actual = actual
         self.serverSaw = serverSaw
         self.differences = differences
+        self.isTimingOnly = isTimingOnly
     }
 
     public var description: String {

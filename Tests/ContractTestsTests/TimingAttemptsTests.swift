@@ -1,0 +1,127 @@
+import ContractTests
+import Foundation
+import Scenarios
+import TestSupport
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The reference provider, except that `menuItems(category:)` reports late on its first
+/// `lateCalls` calls: after the time given plus `by` seconds, a `URLError.timedOut`, as a
+/// call does on a machine too busy to deliver the answer in time. The request is sent
+/// once, as the reference sends it.
+struct LateProvider: RestaurantProvider {
+    let reference: ReferenceRestaurantProvider
+    let timeout: TimeInterval
+    let lateCalls: Locked<Int>
+    let by: TimeInterval
+
+    func menuItems(category: String) async throws -> [RestaurantItem] {
+        let start = Date()
+        let late = lateCalls.withLock { remaining -> Bool in
+            guard remaining > 0 else { return false }
+            remaining -= 1
+            return true
+        }
+        do {
+            let items = try await reference.menuItems(category: category)
+            guard late else { return items }
+        } catch {
+            guard late else { throw error }
+        }
+        let until = start.addingTimeInterval(timeout + by)
+        try await Task.sleep(nanoseconds: UInt64(max(0, until.timeIntervalSinceNow) * 1_000_000_000))
+        throw URLError(.timedOut)
+    }
+
+    func categories() async throws -> [String] { try await reference.categories() }
+    func submitOrder(menuIDs: [Int]) async throws -> Int { try await reference.submitOrder(menuIDs: menuIDs) }
+    func imageData(from url: URL) async throws -> Data { try await reference.imageData(from: url) }
+}
+
+/// A provider whose timeout is shorter than the one given: it gives up on `menuItems`
+/// after `after` seconds, once the request went out.
+struct ShortTimeoutProvider: RestaurantProvider {
+    let reference: ReferenceRestaurantProvider
+    let after: TimeInterval
+
+    func menuItems(category: String) async throws -> [RestaurantItem] {
+        let call = Task { try await reference.menuItems(category: category) }
+        try await Task.sleep(nanoseconds: UInt64(after * 1_000_000_000))
+        call.cancel()
+        throw URLError(.timedOut)
+    }
+
+    func categories() async throws -> [String] { try await reference.categories() }
+    func submitOrder(menuIDs: [Int]) async throws -> Int { try await reference.submitOrder(menuIDs: menuIDs) }
+    func imageData(from url: URL) async throws -> Data { try await reference.imageData(from: url) }
+}
+
+/// A check that fails on timing alone runs again (`SuiteConfiguration.timingAttempts`);
+/// one that fails for any other reason does not, and every attempt that did not count is
+/// in the report.
+@Suite struct TimingAttemptsTests {
+    static let timingChecks = ["restaurant.timeout.slow-in-time", "restaurant.timeout.hang"]
+
+    func run(_ check: String, lateCalls: Int, attempts: Int) async -> ContractReport {
+        var configuration = configuration()
+        configuration.timingAttempts = attempts
+        let remaining = Locked(lateCalls)
+        let timeout = configuration.timeout
+        // Past the hang check's margin too.
+        let by = configuration.timeoutMargin + 0.5
+        return await RestaurantContract.suite(configuration).only([check]).run {
+            LateProvider(reference: ReferenceRestaurantProvider(context: $0), timeout: timeout, lateCalls: remaining, by: by)
+        }
+    }
+
+    @Test(arguments: timingChecks)
+    func aCheckLateOnceRunsAgainAndSaysSo(check: String) async throws {
+        // Exclusive: the second attempt must be on time.
+        let report = await withTestGate(exclusive: true) { await run(check, lateCalls: 1, attempts: 2) }
+        let result = try #require(report.result(check))
+        #expect(result.passed, "\(report)")
+        #expect(result.notes.count == 1, "\(report)")
+        #expect(result.notes.first?.hasPrefix("attempt 1 of 2 failed on timing alone, so the check ran again: ") == true, "\(report)")
+        #expect(report.description.contains("    note: attempt 1 of 2"), "\(report)")
+        #expect(report.junitXML().contains("<system-out>attempt 1 of 2 failed on timing alone"), "\(report.junitXML())")
+    }
+
+    @Test(arguments: timingChecks)
+    func aCheckLateEveryTimeFails(check: String) async throws {
+        let report = await withTestGate(exclusive: false) { await run(check, lateCalls: .max, attempts: 2) }
+        let result = try #require(report.result(check))
+        guard case .failed(let violation) = result.outcome else {
+            Issue.record("expected a failure: \(report)")
+            return
+        }
+        #expect(violation.isTimingOnly, "\(report)")
+        #expect(result.notes.count == 1, "\(report)")
+    }
+
+    @Test(arguments: timingChecks)
+    func oneAttemptIsOneRun(check: String) async throws {
+        let report = await withTestGate(exclusive: false) { await run(check, lateCalls: 1, attempts: 1) }
+        let result = try #require(report.result(check))
+        #expect(!result.passed, "\(report)")
+        #expect(result.notes.isEmpty, "\(report)")
+    }
+
+    @Test func aShorterTimeoutIsNotTimingAndRunsOnce() async throws {
+        let check = "restaurant.timeout.slow-in-time"
+        let report = await withTestGate(exclusive: false) {
+            await RestaurantContract.suite(configuration()).only([check]).run {
+                ShortTimeoutProvider(reference: ReferenceRestaurantProvider(context: $0), after: 0.5)
+            }
+        }
+        let result = try #require(report.result(check))
+        guard case .failed(let violation) = result.outcome else {
+            Issue.record("expected a failure: \(report)")
+            return
+        }
+        #expect(!violation.isTimingOnly, "\(report)")
+        #expect(result.notes.isEmpty, "\(report)")
+        #expect(violation.actual.contains("is the timeout shorter than the one given?"), "\(report)")
+    }
+}
