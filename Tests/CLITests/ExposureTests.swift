@@ -82,8 +82,9 @@ import FoundationNetworking
         let status = await child.waitForExit()
         let elapsed = Date().timeIntervalSince(start)
         #expect(status == 0)
-        // Cut at the 1 s grace, not held by the hang (room for a busy test pool).
-        #expect(elapsed < 10, "stopping took \(elapsed) s with a hung response and a 1 s grace")
+        // Cut at the 1 s grace, not held by the hang until the client's 30 s timeout: the bound
+        // is halfway, room for a busy run.
+        #expect(elapsed < 15, "stopping took \(elapsed) s with a hung response and a 1 s grace")
         #expect(FileManager.default.fileExists(atPath: state.path))
         _ = await pending.value
     }

@@ -86,7 +86,8 @@ import FoundationNetworking
             #expect(server.engine.journal.totalCount == 1000)
             let ((_, fast), elapsed) = try await measure { try await HTTP.get(server.url("/healthChecker")) }
             #expect(fast.statusCode == 200)
-            #expect(elapsed < 0.25, "the undelayed request took \(elapsed) s")
+            // Half the 2 s a request held behind the delayed ones would take: room for a busy run.
+            #expect(elapsed < 1, "the undelayed request took \(elapsed) s")
 
             let results = try await delayed.value
             #expect(results.count == 1000)
