@@ -2,7 +2,8 @@ import ContractTests
 import XCTest
 
 /// XCTest glue, kept out of the `ContractTests` core: one failure per failing check,
-/// each with the check's full report (expected, provider, server saw).
+/// each with the check's full report (expected, provider, server saw). A check that
+/// passed on a second run (see `SuiteConfiguration.timingAttempts`) is printed with its note.
 ///
 ///     func testMyProvider() async {
 ///         let report = await RestaurantContract.suite(configuration).run { MyAdapter(context: $0) }
@@ -11,6 +12,9 @@ import XCTest
 public func XCTAssertContract(_ report: ContractReport, includingRecommended: Bool = true,
                               file: StaticString = #filePath, line: UInt = #line) {
     for failure in report.failures where includingRecommended || failure.level == .required {
-        XCTFail("\(failure.id) (\(failure.level.rawValue)): \(failure.summary)\n\(failure.message ?? "")", file: file, line: line)
+        XCTFail("\(failure.id) (\(failure.level.rawValue)): \(failure.summary)\n\(failure.details)", file: file, line: line)
+    }
+    for result in report.results where result.passed && !result.notes.isEmpty {
+        print("\(result.id) passed: \(result.details)")
     }
 }

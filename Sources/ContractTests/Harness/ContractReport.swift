@@ -33,6 +33,14 @@ public struct ContractReport: Sendable, CustomStringConvertible {
 
         public var passed: Bool { outcome.passed }
 
+        /// The failure text, then one `note:` per attempt that did not count: what the
+        /// report prints under the check, and what the XCTest and Swift Testing glue record.
+        public var details: String {
+            var parts = message.map { [$0] } ?? []
+            parts += notes.map { "note: " + $0.replacingOccurrences(of: "\n", with: "\n      ") }
+            return parts.joined(separator: "\n")
+        }
+
         /// The failure text (expected, what the provider did, what the server saw).
         public var message: String? {
             switch outcome {
@@ -62,19 +70,33 @@ public struct ContractReport: Sendable, CustomStringConvertible {
         for result in results {
             let mark = result.passed ? "✔" : "✘"
             lines.append("\(mark) \(result.id) (\(result.level.rawValue)): \(result.summary)")
-            if let message = result.message {
-                lines += message.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }
+            if !result.details.isEmpty {
+                lines += result.details.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }
             }
-            lines += result.notes.map { "    note: " + $0 }
         }
         return lines.joined(separator: "\n")
     }
 
     /// JUnit XML (one testsuite, a testcase per check) for CI systems.
     public func junitXML() -> String {
+        // XML 1.0 has no form at all for most control characters (a provider's error text
+        // can carry them): they become U+FFFD.
         func escape(_ text: String) -> String {
-            text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-                .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+            var escaped = ""
+            escaped.reserveCapacity(text.utf8.count)
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "&": escaped += "&amp;"
+                case "<": escaped += "&lt;"
+                case ">": escaped += "&gt;"
+                case "\"": escaped += "&quot;"
+                case "\t", "\n", "\r": escaped.unicodeScalars.append(scalar)
+                case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF:
+                    escaped += "\u{FFFD}"
+                default: escaped.unicodeScalars.append(scalar)
+                }
+            }
+            return escaped
         }
         let errors = results.filter { if case .error = $0.outcome { return true }; return false }.count
         let failed = failures.count - errors

@@ -156,7 +156,7 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
             let outcome = await Self.limited(configuration.checkTimeLimit, on: made.run.isolation) { try await check.body(made.run) }
             await made.stop()
             guard attempt < attempts, case .failed(let violation) = outcome, violation.isTimingOnly else { return result(outcome) }
-            notes.append("attempt \(attempt) of \(attempts) failed on timing alone, so the check ran again: \(violation.actual)")
+            notes.append("attempt \(attempt) of \(attempts) failed only by being late (sent once; a busy machine can do that), so the check ran again: \(violation.actual)")
         }
         preconditionFailure("the last attempt returns")
     }

@@ -145,6 +145,16 @@ public enum CommonChecks {
     /// How early a timer may report against the time it was given (clock granularity).
     static let timerTolerance: TimeInterval = 0.05
 
+    /// The timeout URLSession keeps of `timeout`: FoundationNetworking (libcurl) takes
+    /// whole seconds, rounding down; Apple's URLSession keeps fractions.
+    static func effectiveTimeout(_ timeout: TimeInterval) -> TimeInterval {
+        #if canImport(FoundationNetworking)
+        return timeout.rounded(.down)
+        #else
+        return timeout
+        #endif
+    }
+
     /// A slow response that arrives within the timeout still succeeds.
     public static func slowButInTime<P: Sendable, T: Sendable>(
         _ id: String, call: String, pattern: RequestPattern, delay: TimeInterval,
@@ -157,7 +167,7 @@ public enum CommonChecks {
             guard case .returned = outcome else {
                 // Only a timeout points at the timeout; anything else is said as it is.
                 var hint = ""
-                if case .threw(let error, let seconds) = outcome, error.contains("timedOut") || seconds < delay {
+                if case .threw(let error, let seconds) = outcome, error.contains("(timedOut)") || seconds < delay {
                     hint = " — is the timeout shorter than the one given?"
                 } else if case .threw(let error, _) = outcome, error.contains("Decoding") {
                     hint = " — the slow answer is the same body as a fast one; it failed to decode"
@@ -167,7 +177,8 @@ public enum CommonChecks {
                 // A timeout that fired at the time given, the request sent once: the answer
                 // reached the provider late, which a loaded machine can do; a timeout shorter
                 // than the one given fires early on every attempt.
-                if case .threw(let error, let seconds) = outcome, error.contains("timedOut"), seconds >= run.timeout - Self.timerTolerance {
+                if case .threw(let error, let seconds) = outcome, error.contains("(timedOut)"),
+                   seconds >= Self.effectiveTimeout(run.timeout) - Self.timerTolerance {
                     violation.isTimingOnly = run.expectations.requests(matching: pattern).count == 1
                 }
                 throw violation
