@@ -80,8 +80,8 @@ let package = Package(
             dependencies: ["MockServer", "Scenarios", "MockFixtures", .product(name: "Logging", package: "swift-log")]
         ),
         // Test-framework glue lives in adapters of its own, never in the core.
-        .target(name: "ContractTestsTesting", dependencies: ["ContractTests"]),
-        .target(name: "ContractTestsXCTest", dependencies: ["ContractTests", "MockServerClient"]),
+        .target(name: "ContractTestsTesting", dependencies: ["ContractTests", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "ContractTestsXCTest", dependencies: ["ContractTests", "MockServerClient", .product(name: "Logging", package: "swift-log")]),
         .target(name: "MockServerClient"),
         // A generated OpenAPI client's transport, answered in process (no sockets).
         .target(

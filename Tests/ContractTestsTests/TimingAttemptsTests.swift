@@ -1,5 +1,7 @@
 @testable import ContractTests
+import ContractTestsXCTest
 import Foundation
+import Logging
 import Scenarios
 import TestSupport
 import Testing
@@ -89,6 +91,10 @@ struct ShortTimeoutProvider: RestaurantProvider {
         }
         #expect(report.description.contains("    note: attempt 1 of 2"), "\(report)")
         #expect(report.junitXML().contains("<system-out>attempt 1 of 2 failed only by being late"), "\(report.junitXML())")
+        // The XCTest glue tells the user, though the check passed.
+        let logged = Locked<[String]>([])
+        XCTAssertContract(report, logger: Logger(label: "test") { _ in CapturingLogHandler(messages: logged) })
+        #expect(logged.current.count == 1 && logged.current.first?.hasPrefix("notice \(check) passed: note: attempt 1 of 2") == true, "\(logged.current)")
     }
 
     @Test(arguments: timingChecks)
@@ -144,5 +150,21 @@ struct ShortTimeoutProvider: RestaurantProvider {
         #expect(CheckRun<Int>.describe(WrappingError.transport(URLError(.timedOut))).hasSuffix(" — from URLError -1001 (timedOut)"))
         #expect(CheckRun<Int>.describe(WrappingError.nested(underlying: .init(error: URLError(.timedOut)))).hasSuffix(" — from URLError -1001 (timedOut)"))
         #expect(!CheckRun<Int>.describe(CancellationError()).contains("URLError"))
+    }
+}
+
+/// Keeps each message logged, as "LEVEL message".
+struct CapturingLogHandler: LogHandler {
+    let messages: Locked<[String]>
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        messages.withLock { $0.append("\(event.level) \(event.message)") }
     }
 }
