@@ -45,16 +45,33 @@ public final class MockEngine: Responder {
     }
 
     public func respond(to request: MockRequest) -> ResponsePlan {
-        var plan: ResponsePlan
-        switch prepare(request) {
-        case .answered(let answer):
-            plan = answer
-        case .decided(let decided, let profile):
-            let base = decided.asksInner ? live.respond(to: request) : scenarios.stubPlan(decided, request)
-            plan = complete(decided, profile, base: base, request: request)
-        }
+        var plan = answer(request)
         plan.journalID = record(request, plan, checked: true)
         return plan
+    }
+
+    /// The plan for `request` from the simulators, before it is journaled: `prepare`'s
+    /// steps without its `Preparation`, whose payloads were copied out on every request
+    /// (#24).
+    private func answer(_ request: MockRequest) -> ResponsePlan {
+        let controls = ControlFields(request.headers)
+        let profile: NetworkProfile?
+        switch network.resolve(named: controls.network, session: controls.session) {
+        case .failure(let error): return Self.refused(error)
+        case .success(let resolved): profile = resolved
+        }
+        switch scenarios.decide(request, session: controls.session, requested: controls.scenario) {
+        case .failure(let rejected):
+            return rejected.plan
+        case .success(let decided):
+            if decided.asksInner { return complete(decided, profile, base: live.respond(to: request), request: request) }
+            return complete(decided, profile, base: scenarios.stubPlan(decided, request), request: request)
+        }
+    }
+
+    /// The answer to a request whose `X-Mock-Network` names no profile.
+    private static func refused(_ error: NetworkProfileError) -> ResponsePlan {
+        ResponsePlan.error(400, error.description).answered(by: "network-profile")
     }
 
     /// How `request` breaks the OpenAPI document of its API as this engine plays it (nil
@@ -115,7 +132,7 @@ public final class MockEngine: Responder {
         let controls = ControlFields(request.headers)
         let profile: NetworkProfile?
         switch network.resolve(named: controls.network, session: controls.session) {
-        case .failure(let error): return .answered(ResponsePlan.error(400, error.description).answered(by: "network-profile"))
+        case .failure(let error): return .answered(Self.refused(error))
         case .success(let resolved): profile = resolved
         }
         switch scenarios.decide(request, session: controls.session, requested: controls.scenario) {

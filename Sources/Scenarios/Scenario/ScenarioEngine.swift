@@ -19,8 +19,6 @@ public final class ScenarioEngine: Responder {
     struct Session {
         var scenario: String?
         var runtimes: [String: ScenarioRuntime] = [:]
-
-        mutating func decide<T>(_ body: (inout Session) -> T) -> T { body(&self) }
     }
 
     struct State {
@@ -185,7 +183,19 @@ public final class ScenarioEngine: Responder {
         }
     }
 
-    public struct Rejected: Error { public let plan: ResponsePlan }
+    /// A request the scenario layer answers itself (an unknown scenario asked for).
+    public struct Rejected: Error {
+        /// Behind a reference: a plan inline made every `Result` of `decide` as large as a
+        /// plan, copied so on every request (#24).
+        private let box: PlanBox
+        public var plan: ResponsePlan { box.plan }
+        public init(plan: ResponsePlan) { box = PlanBox(plan) }
+
+        private final class PlanBox: Sendable {
+            let plan: ResponsePlan
+            init(_ plan: ResponsePlan) { self.plan = plan }
+        }
+    }
 
     /// Picks the rule and outcome for `request` and advances counters and states; an
     /// unknown scenario named in `X-Mock-Scenario` is rejected with a 400.
@@ -196,35 +206,41 @@ public final class ScenarioEngine: Responder {
     /// The same, with the request's `X-Mock-Session` and `X-Mock-Scenario` already read.
     func decide(_ request: MockRequest, session: String?, requested: String?) -> Result<Decided, Rejected> {
         let sessionName = session ?? Self.defaultSession
-        let chosen = state.withLock { state -> (Scenario, ScenarioRuntime.Decision?, Double)? in
+        let seed = seed
+        let chosen = state.withLock { state -> Chosen? in
             if let requested, state.library[requested] == nil { return nil }
-            let library = state.library, current = state.current, seed = seed
-            // The session mutated in place: a runtime copied out and stored back would copy
-            // its generators on every delayed request.
-            let chooseOutcome = { (session: inout Session) -> (Scenario, ScenarioRuntime.Decision?, Double) in
-                let name = requested ?? session.scenario ?? current
-                // A runtime plays the library's scenario of its name (a switch or a reload
-                // drops the runtimes it concerns): one lookup, not two, once it exists.
-                if let index = session.runtimes.index(forKey: name) {
-                    let decided = session.runtimes.values[index].decideWithDelay(
-                        request, defaultLatency: session.runtimes.values[index].scenario.defaults.latency)
-                    return (session.runtimes.values[index].scenario, decided.decision, decided.delay)
-                }
-                let scenario = library[name] ?? .happyPath
-                var runtime = ScenarioRuntime(scenario: scenario, seed: seed, session: sessionName)
-                let decided = runtime.decideWithDelay(request, defaultLatency: scenario.defaults.latency)
-                session.runtimes[name] = runtime
-                return (scenario, decided.decision, decided.delay)
+            // A known session: one lookup (each hashes its name), and the session is changed
+            // in place, as is its runtime: a copy read out and stored back copied the
+            // runtime's generators, and a closure over `request` copied the request (#24).
+            if let known = state.sessions.index(forKey: sessionName) {
+                return Self.choose(&state.sessions.values[known], request, requested: requested, current: state.current,
+                                   library: state.library, seed: seed, sessionName: sessionName)
             }
-            // A known session: one lookup (each hashes its name).
-            if let known = state.sessions.index(forKey: sessionName) { return state.sessions.values[known].decide(chooseOutcome) }
             Self.touch(&state, sessionName)   // adds it (and may drop the oldest session)
-            return state.sessions[sessionName, default: Session()].decide(chooseOutcome)
+            return Self.choose(&state.sessions[sessionName, default: Session()], request, requested: requested, current: state.current,
+                               library: state.library, seed: seed, sessionName: sessionName)
         }
-        guard let (scenario, decision, delay) = chosen else {
+        guard let chosen else {
             return .failure(Rejected(plan: .error(400, ScenarioSelectionError(name: requested ?? "", known: library.names).description)))
         }
-        return .success(Decided(scenario: scenario, decision: decision, delay: delay))
+        return .success(Decided(scenario: chosen.scenario, decision: chosen.decision, delay: chosen.delay))
+    }
+
+    typealias Chosen = ScenarioRuntime.Chosen
+
+    /// The outcome for `request` in `session`: the requested scenario, else the session's,
+    /// else the server's. A runtime plays the library's scenario of its name (a switch or a
+    /// reload drops the runtimes it concerns): one lookup, not two, once it exists.
+    private static func choose(_ session: inout Session, _ request: MockRequest, requested: String?, current: String,
+                               library: ScenarioLibrary, seed: UInt64, sessionName: String) -> Chosen {
+        let name = requested ?? session.scenario ?? current
+        if let index = session.runtimes.index(forKey: name) {
+            return session.runtimes.values[index].choose(request)
+        }
+        var runtime = ScenarioRuntime(scenario: library[name] ?? .happyPath, seed: seed, session: sessionName)
+        let chosen = runtime.choose(request)
+        session.runtimes[name] = runtime
+        return chosen
     }
 
     /// The answer of an outcome that does not ask the inner responder (a stub).

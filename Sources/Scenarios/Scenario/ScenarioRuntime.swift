@@ -77,6 +77,21 @@ public struct ScenarioRuntime: Sendable {
         return nil
     }
 
+    /// What `choose` gives: the scenario played, the rule's decision and the delay.
+    struct Chosen {
+        let scenario: Scenario
+        let decision: Decision?
+        let delay: Double
+    }
+
+    /// `decideWithDelay` with this runtime's own scenario and its default latency, called
+    /// in place: reading `scenario` from a runtime kept in a dictionary copied the whole
+    /// runtime out (#24).
+    mutating func choose(_ request: MockRequest) -> Chosen {
+        let decided = decideWithDelay(request, defaultLatency: scenario.defaults.latency)
+        return Chosen(scenario: scenario, decision: decided.decision, delay: decided.delay)
+    }
+
     /// `decide`, then the delay: the outcome's latency, else `defaultLatency`, sampled from
     /// the generator of the rule (or of the route when no rule answered).
     public mutating func decideWithDelay(_ request: MockRequest, defaultLatency: Latency?) -> (decision: Decision?, delay: Double) {
