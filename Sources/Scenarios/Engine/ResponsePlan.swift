@@ -21,7 +21,13 @@ public struct ResponsePlan: Sendable {
     public var fault: Fault?
     /// The network profile this answer goes through, if any (its effect is already in
     /// `delay`, `pacing` and `fault`; the transport adds the connection's setup).
-    public var network: NetworkProfile?
+    public var network: NetworkProfile? {
+        get { networkBox?.profile }
+        set { networkBox = newValue.map(NetworkBox.init) }
+    }
+    /// `network` behind one reference: a profile held inline made every plan a few
+    /// hundred bytes, copied as such between the engine's steps on every request (#24).
+    private var networkBox: NetworkBox?
     /// The journal entry of this answer, once recorded (the transport completes it).
     public var journalID: UInt64?
     /// An endless body: events from this hub are written as they come, until the client
@@ -90,4 +96,10 @@ public enum JSONCoding {
         // Encoding our own value types cannot fail; a failure is a programming error.
         return (try? encoder.encode(value)) ?? Data("null".utf8)
     }
+}
+
+/// An immutable holder of a plan's network profile (see `ResponsePlan.network`).
+private final class NetworkBox: Sendable {
+    let profile: NetworkProfile
+    init(_ profile: NetworkProfile) { self.profile = profile }
 }

@@ -25,6 +25,17 @@ public struct Router: Responder {
     private let candidates: [Substring: [Int]]
     /// Indices of the routes whose first segment can be anything (or that have no path).
     private let anyFirstSegment: [Int]
+    /// The routes again, each behind one reference: reading a `Route` (a struct of a
+    /// pattern, a name and a closure) out of `routes` copied its pattern for every route
+    /// tried, where a reference costs one retain (#24).
+    private let tried: [Tried]
+
+    private final class Tried: Sendable {
+        let pattern: RequestPattern
+        let handler: @Sendable (MockRequest, MatchResult) -> ResponsePlan
+        let name: String
+        init(_ route: Route) { (pattern, handler, name) = (route.pattern, route.handler, route.name) }
+    }
 
     public init(routes: [Route], nearestCount: Int = 3) {
         self.routes = routes
@@ -37,13 +48,16 @@ public struct Router: Responder {
         }
         self.candidates = candidates
         self.anyFirstSegment = any
+        self.tried = routes.map(Tried.init)
     }
 
     public func respond(to request: MockRequest) -> ResponsePlan {
         for index in candidates[PathPattern.firstSegment(of: request.path)] ?? anyFirstSegment {
-            // Read in place: `let route = routes[index]` copied every route tried.
-            if let match = routes[index].pattern.match(request) {
-                return routes[index].handler(request, match).answered(by: routes[index].name)
+            let tried = tried[index]
+            if let match = tried.pattern.match(request) {
+                var plan = tried.handler(request, match)
+                plan.answeredBy = tried.name
+                return plan
             }
         }
         return unmatched(request)
