@@ -99,13 +99,24 @@ final class ResponseCache {
     }
 
     private func find(status: Int, form: Form, headers: HeaderFields, body: Data) -> Int? {
-        for index in entries.indices {
-            guard entries[index].status == status, entries[index].form == form, entries[index].body.count == body.count,
-                  entries[index].headers.sharesStorage(with: headers), Self.sameStorage(entries[index].body, body) else { continue }
-            if !entries[index].referenced { entries[index].referenced = true }
-            return index
+        // The same body is the same bytes in memory (both at least `minBodyBytes`, so each
+        // has storage of its own, retained by the caller and the entry). Read through one
+        // buffer pointer: each `entries[index]` of a class's array is an exclusivity
+        // check, five per entry tried, half of this lookup's cost (#24).
+        let count = body.count
+        let found = body.withUnsafeBytes { theirs -> Int? in
+            entries.withUnsafeBufferPointer { kept -> Int? in
+                for index in kept.indices {
+                    guard kept[index].status == status, kept[index].form == form, kept[index].body.count == count,
+                          kept[index].headers.sharesStorage(with: headers),
+                          kept[index].body.withUnsafeBytes({ $0.baseAddress == theirs.baseAddress }) else { continue }
+                    return index
+                }
+                return nil
+            }
         }
-        return nil
+        if let found, !entries[found].referenced { entries[found].referenced = true }
+        return found
     }
 
     private func insert(_ entry: Entry) {
@@ -121,11 +132,4 @@ final class ResponseCache {
         hand = (hand + 1) % Self.slots
     }
 
-    /// Whether both bodies are the same bytes in memory (both at least `minBodyBytes`, so
-    /// each has storage of its own, retained by the caller and the entry).
-    private static func sameStorage(_ kept: Data, _ body: Data) -> Bool {
-        kept.withUnsafeBytes { mine in
-            body.withUnsafeBytes { theirs in mine.baseAddress == theirs.baseAddress }
-        }
-    }
 }
