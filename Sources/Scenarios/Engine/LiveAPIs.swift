@@ -62,5 +62,9 @@ final class LiveAPIs: Responder {
     func replace(_ new: APIs) { apis.withLock { $0 = new } }
     /// Takes only the router out of the lock: copying all of `APIs` per request showed in profiles (#7).
     func respond(to request: MockRequest) -> ResponsePlan { apis.withLock { $0.router }.respond(to: request) }
+    /// The same, with the route's name apart (`Router.respond(to:answeredBy:)`).
+    func respond(to request: MockRequest, answeredBy name: inout String?) -> ResponsePlan {
+        apis.withLock { $0.router }.respond(to: request, answeredBy: &name)
+    }
     var conformance: LazyConformance { apis.withLock { $0.conformance } }
 }

@@ -45,8 +45,11 @@ public final class MockEngine: Responder {
     }
 
     public func respond(to request: MockRequest) -> ResponsePlan {
-        var plan = answer(request)
-        plan.journalID = record(request, plan, checked: true)
+        // Journaled from a `let`, then moved: a `var` passed as an argument was copied.
+        let answered = answer(request)
+        let id = record(request, answered, checked: true)
+        var plan = consume answered
+        plan.journalID = id
         return plan
     }
 
@@ -55,8 +58,8 @@ public final class MockEngine: Responder {
     /// (#24).
     private func answer(_ request: MockRequest) -> ResponsePlan {
         let controls = ControlFields(request.headers)
-        let profile: NetworkProfile?
-        switch network.resolve(named: controls.network, session: controls.session) {
+        let profile: SharedProfile?
+        switch network.resolveShared(named: controls.network, session: controls.session) {
         case .failure(let error): return Self.refused(error)
         case .success(let resolved): profile = resolved
         }
@@ -64,8 +67,19 @@ public final class MockEngine: Responder {
         case .failure(let rejected):
             return rejected.plan
         case .success(let decided):
-            if decided.asksInner { return complete(decided, profile, base: live.respond(to: request), request: request) }
-            return complete(decided, profile, base: scenarios.stubPlan(decided, request), request: request)
+            // One plan changed in place from the route's answer to the profile's shaping:
+            // each step that took a plan and returned it copied it (#24).
+            var plan: ResponsePlan
+            if decided.asksInner {
+                var name: String?
+                plan = live.respond(to: request, answeredBy: &name)
+                if let name { plan.answeredBy = name }
+            } else {
+                plan = scenarios.stubPlan(decided, request)
+            }
+            scenarios.finish(decided, &plan, request: request)
+            if let profile { network.shape(&plan, shared: profile, request: request, timeScale: configuration.timeScale) }
+            return plan
         }
     }
 
@@ -100,7 +114,7 @@ public final class MockEngine: Responder {
     /// decided by the scenario, with the network profile it goes through.
     enum Preparation {
         case answered(ResponsePlan)
-        case decided(ScenarioEngine.Decided, NetworkProfile?)
+        case decided(ScenarioEngine.Decided, SharedProfile?)
     }
 
     /// The `X-Mock-*` fields a request is prepared by, each the first of its name (as
@@ -130,8 +144,8 @@ public final class MockEngine: Responder {
     /// Resolves the network profile and lets the scenario decide (counters and states move).
     func prepare(_ request: MockRequest) -> Preparation {
         let controls = ControlFields(request.headers)
-        let profile: NetworkProfile?
-        switch network.resolve(named: controls.network, session: controls.session) {
+        let profile: SharedProfile?
+        switch network.resolveShared(named: controls.network, session: controls.session) {
         case .failure(let error): return .answered(Self.refused(error))
         case .success(let resolved): profile = resolved
         }
@@ -142,9 +156,9 @@ public final class MockEngine: Responder {
     }
 
     /// The decided outcome over `base`, then the network profile.
-    func complete(_ decided: ScenarioEngine.Decided, _ profile: NetworkProfile?, base: consuming ResponsePlan, request: MockRequest) -> ResponsePlan {
+    func complete(_ decided: ScenarioEngine.Decided, _ profile: SharedProfile?, base: consuming ResponsePlan, request: MockRequest) -> ResponsePlan {
         var plan = scenarios.finish(decided, base: base, request: request)
-        if let profile { network.shape(&plan, profile: profile, request: request, timeScale: configuration.timeScale) }
+        if let profile { network.shape(&plan, shared: profile, request: request, timeScale: configuration.timeScale) }
         return plan
     }
 

@@ -22,12 +22,12 @@ public struct ResponsePlan: Sendable {
     /// The network profile this answer goes through, if any (its effect is already in
     /// `delay`, `pacing` and `fault`; the transport adds the connection's setup).
     public var network: NetworkProfile? {
-        get { networkBox?.profile }
-        set { networkBox = newValue.map(NetworkBox.init) }
+        get { sharedNetwork?.profile }
+        set { sharedNetwork = newValue.map(SharedProfile.init) }
     }
     /// `network` behind one reference: a profile held inline made every plan a few
     /// hundred bytes, copied as such between the engine's steps on every request (#24).
-    private var networkBox: NetworkBox?
+    var sharedNetwork: SharedProfile?
     /// The journal entry of this answer, once recorded (the transport completes it).
     public var journalID: UInt64?
     /// An endless body: events from this hub are written as they come, until the client
@@ -98,8 +98,9 @@ public enum JSONCoding {
     }
 }
 
-/// An immutable holder of a plan's network profile (see `ResponsePlan.network`).
-private final class NetworkBox: Sendable {
+/// A network profile held by reference, as the engine passes it from the request's
+/// resolution to the plan (see `ResponsePlan.network`).
+final class SharedProfile: Sendable {
     let profile: NetworkProfile
     init(_ profile: NetworkProfile) { self.profile = profile }
 }

@@ -31,10 +31,16 @@ public struct Router: Responder {
     private let tried: [Tried]
 
     private final class Tried: Sendable {
-        let pattern: RequestPattern
+        /// The pattern's match, in a closure that holds the pattern: a pattern read from a
+        /// stored property was copied before each call.
+        let match: @Sendable (MockRequest) -> MatchResult?
         let handler: @Sendable (MockRequest, MatchResult) -> ResponsePlan
         let name: String
-        init(_ route: Route) { (pattern, handler, name) = (route.pattern, route.handler, route.name) }
+        init(_ route: Route) {
+            let pattern = route.pattern
+            match = { pattern.match($0) }
+            (handler, name) = (route.handler, route.name)
+        }
     }
 
     public init(routes: [Route], nearestCount: Int = 3) {
@@ -52,12 +58,21 @@ public struct Router: Responder {
     }
 
     public func respond(to request: MockRequest) -> ResponsePlan {
+        var name: String?
+        var plan = respond(to: request, answeredBy: &name)
+        if let name { plan.answeredBy = name }
+        return plan
+    }
+
+    /// The matching route's answer, and its name in `answeredBy` (nil when none matched),
+    /// for a caller that sets it on a plan it changes anyway: a plan changed here and
+    /// returned was copied (#24).
+    func respond(to request: MockRequest, answeredBy name: inout String?) -> ResponsePlan {
         for index in candidates[PathPattern.firstSegment(of: request.path)] ?? anyFirstSegment {
             let tried = tried[index]
-            if let match = tried.pattern.match(request) {
-                var plan = tried.handler(request, match)
-                plan.answeredBy = tried.name
-                return plan
+            if let match = tried.match(request) {
+                name = tried.name
+                return tried.handler(request, match)
             }
         }
         return unmatched(request)

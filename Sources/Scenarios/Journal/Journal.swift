@@ -37,6 +37,10 @@ public final class Journal: Sendable {
         /// Requests per answerer (a route's or rule's name, `unmatched`) since the start or
         /// the last clear; evictions do not lower them.
         var hits: [String: Int] = [:]
+        /// The last answerer counted and its place in `hits`, valid until a key is added or
+        /// the counts are cleared: a run of requests to one route counts without hashing
+        /// its name each time (#24).
+        var lastHit: (answerer: String, index: Dictionary<String, Int>.Index)?
 
         func slot(_ id: UInt64, capacity: Int) -> Int { Int((id - firstID) % UInt64(capacity)) }
     }
@@ -92,9 +96,13 @@ public final class Journal: Sendable {
             let answerer = plan.answeredBy ?? Self.unmatched
             // Answerers are routes and rules, a fixed set; the bound is a safeguard.
             // One lookup for a known answerer (each hashes the name).
-            if let known = storage.hits.index(forKey: answerer) {
+            if let last = storage.lastHit, last.answerer == answerer {
+                storage.hits.values[last.index] += 1
+            } else if let known = storage.hits.index(forKey: answerer) {
                 storage.hits.values[known] += 1
+                storage.lastHit = (answerer, known)
             } else {
+                storage.lastHit = nil
                 storage.hits[storage.hits.count < Self.maxHitKeys ? answerer : Self.otherAnswerers, default: 0] += 1
             }
             let event = ServeEvent(
@@ -102,7 +110,7 @@ public final class Journal: Sendable {
                 status: plan.status, responseHeaders: plan.headers,
                 responseBodySize: plan.body.count, answeredBy: plan.answeredBy,
                 scenarioStep: plan.scenarioStep, fault: plan.fault, delay: plan.delay,
-                session: request.headers[ScenarioEngine.sessionHeader], network: plan.network?.name, connection: request.connection,
+                session: request.headers[ScenarioEngine.sessionHeader], network: plan.sharedNetwork?.profile.name, connection: request.connection,
                 conformance: conformance, duration: nil, responseBody: responseBody)
             // The slot of the entry `capacity` older than this one: evict it first.
             if storage.total - storage.firstID >= UInt64(capacity) {
@@ -221,6 +229,7 @@ public final class Journal: Sendable {
             storage.oldestID = storage.total + 1
             storage.keptBytes = 0
             storage.hits = [:]
+            storage.lastHit = nil
         }
     }
 

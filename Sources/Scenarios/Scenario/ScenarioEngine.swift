@@ -170,16 +170,28 @@ public final class ScenarioEngine: Responder {
     /// step, the outcome and the sampled delay. A proxy fetches the answer from a real
     /// server in between (`asksInner`) and then calls `finish`.
     public struct Decided: Sendable {
-        public let scenario: Scenario
-        public let decision: ScenarioRuntime.Decision?
+        /// The scenario and the rule's decision are held by reference: this value goes
+        /// from the decision to the answer's `finish` on every request, and a scenario and
+        /// an outcome held inline were copied at each step (#24).
+        let shared: SharedScenario
+        let sharedDecision: SharedDecision?
+        public var scenario: Scenario { shared.scenario }
+        public var decision: ScenarioRuntime.Decision? { sharedDecision?.decision }
         /// Seconds, before time-scaling.
         public let delay: Double
-        public var outcome: Outcome { decision?.outcome ?? .simulator }
+        public var outcome: Outcome { sharedDecision?.decision.outcome ?? .simulator }
         /// The answer comes from what the scenario layers over (the simulators, or a proxy's
         /// upstream); otherwise `stubPlan` gives it.
         public var asksInner: Bool {
-            if case .simulator = outcome.source { return true }
+            guard let sharedDecision else { return true }   // no rule: the simulator's answer
+            if case .simulator = sharedDecision.decision.outcome.source { return true }
             return false
+        }
+
+        init(_ chosen: ScenarioRuntime.Chosen) {
+            shared = chosen.scenario
+            sharedDecision = chosen.decision.map(SharedDecision.init)
+            delay = chosen.delay
         }
     }
 
@@ -223,7 +235,7 @@ public final class ScenarioEngine: Responder {
         guard let chosen else {
             return .failure(Rejected(plan: .error(400, ScenarioSelectionError(name: requested ?? "", known: library.names).description)))
         }
-        return .success(Decided(scenario: chosen.scenario, decision: chosen.decision, delay: chosen.delay))
+        return .success(Decided(chosen))
     }
 
     typealias Chosen = ScenarioRuntime.Chosen
@@ -250,22 +262,31 @@ public final class ScenarioEngine: Responder {
 
     /// Layers the decided outcome over `base`: its transform, fault, delay and throttle.
     public func finish(_ decided: Decided, base: consuming ResponsePlan, request: MockRequest) -> ResponsePlan {
-        let (scenario, decision, outcome) = (decided.scenario, decided.decision, decided.outcome)
         var plan = consume base
-        if decision == nil, plan.status == 404, plan.answeredBy == nil, !scenario.rules.isEmpty {
-            plan = Self.namingNearestRules(plan, scenario, request)
+        finish(decided, &plan, request: request)
+        return plan
+    }
+
+    /// `finish(_:base:request:)` on a plan the caller keeps changing: a plan taken and
+    /// returned was copied on the way out (#24).
+    func finish(_ decided: Decided, _ plan: inout ResponsePlan, request: MockRequest) {
+        // Read through the references, not `decided.scenario` (a copy of the scenario).
+        let scenario = decided.shared, decision = decided.sharedDecision
+        let outcome = decided.outcome
+        if decision == nil, plan.status == 404, plan.answeredBy == nil, !scenario.scenario.rules.isEmpty {
+            let unnamed = plan
+            plan = Self.namingNearestRules(unnamed, scenario.scenario, request)
         }
         if let transform = outcome.transform, plan.status != 304, request.method != "HEAD" {
             plan.body = transform.apply(plan.body)
         }
-        if let decision { plan.scenarioStep = "\(scenario.name)/\(decision.ruleName)#\(decision.step)" }
+        if let decision { plan.scenarioStep = "\(scenario.scenario.name)/\(decision.decision.ruleName)#\(decision.decision.step)" }
         plan.fault = outcome.fault
         plan.delay = decided.delay * timeScale
-        if let throttle = outcome.throttle ?? scenario.defaults.throttle {
+        if let throttle = outcome.throttle ?? scenario.scenario.defaults.throttle {
             let schedule = throttle.schedule(bodySize: plan.body.count, timeScale: timeScale)
             plan.pacing = BodyPacing(chunkSize: schedule.chunkSize, interval: schedule.interval)
         }
-        return plan
     }
 
     /// A 404 no rule and no route answered also names the scenario's nearest rules

@@ -1,7 +1,11 @@
 /// The mutable side of one scenario in one session: how often each rule answered, the
 /// state machines, and the seeded generators. A plain value, tested without sockets.
 public struct ScenarioRuntime: Sendable {
-    public let scenario: Scenario
+    /// The scenario played, behind one reference made with the runtime: every request's
+    /// decision carries it on to the answer's `finish`, and a `Scenario` value (names,
+    /// rules, defaults) copied at each step cost more than the decision itself (#24).
+    let shared: SharedScenario
+    public var scenario: Scenario { shared.scenario }
     let seed: UInt64
     let session: String
     var hits: [Int: Int] = [:]
@@ -25,7 +29,7 @@ public struct ScenarioRuntime: Sendable {
     }
 
     public init(scenario: Scenario, seed: UInt64, session: String) {
-        self.scenario = scenario
+        self.shared = SharedScenario(scenario)
         self.seed = scenario.seed ?? seed
         self.session = session
     }
@@ -47,7 +51,7 @@ public struct ScenarioRuntime: Sendable {
     /// The first rule that matches `request` in the current states, and its outcome;
     /// nil when no rule applies (the simulator answers). Advances counters and states.
     public mutating func decide(_ request: MockRequest) -> Decision? {
-        for (index, rule) in scenario.rules.enumerated() {
+        for (index, rule) in shared.scenario.rules.enumerated() {
             if let required = rule.state?.required, state(of: rule.state?.machine ?? "default") != required { continue }
             guard rule.request.matches(request) else { continue }
             let count = hits[index, default: 0]
@@ -79,7 +83,7 @@ public struct ScenarioRuntime: Sendable {
 
     /// What `choose` gives: the scenario played, the rule's decision and the delay.
     struct Chosen {
-        let scenario: Scenario
+        let scenario: SharedScenario
         let decision: Decision?
         let delay: Double
     }
@@ -88,8 +92,8 @@ public struct ScenarioRuntime: Sendable {
     /// in place: reading `scenario` from a runtime kept in a dictionary copied the whole
     /// runtime out (#24).
     mutating func choose(_ request: MockRequest) -> Chosen {
-        let decided = decideWithDelay(request, defaultLatency: scenario.defaults.latency)
-        return Chosen(scenario: scenario, decision: decided.decision, delay: decided.delay)
+        let decided = decideWithDelay(request, defaultLatency: shared.scenario.defaults.latency)
+        return Chosen(scenario: shared, decision: decided.decision, delay: decided.delay)
     }
 
     /// `decide`, then the delay: the outcome's latency, else `defaultLatency`, sampled from
@@ -144,4 +148,16 @@ public struct ScenarioRuntime: Sendable {
         let key = generators[stream] != nil || generators.count < Self.maxStreams ? stream : Self.overflowStream
         return body(&generators[key, default: SeededRandom(seed: seed, stream: "\(session)|\(key)")])
     }
+}
+
+/// A scenario held by reference (see `ScenarioRuntime.shared`).
+final class SharedScenario: Sendable {
+    let scenario: Scenario
+    init(_ scenario: Scenario) { self.scenario = scenario }
+}
+
+/// A rule's decision held by reference (see `ScenarioEngine.Decided`).
+final class SharedDecision: Sendable {
+    let decision: ScenarioRuntime.Decision
+    init(_ decision: ScenarioRuntime.Decision) { self.decision = decision }
 }

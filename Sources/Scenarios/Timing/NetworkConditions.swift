@@ -74,6 +74,22 @@ public final class NetworkConditions: Sendable {
         return .success(state.withLock { state in session.flatMap { state.sessions[$0] } ?? state.server })
     }
 
+    /// `resolve(named:session:)` for the engine: the profile behind one reference (nil,
+    /// the usual case, is no reference at all), which the engine passes on to the plan
+    /// without copying the profile at each step (#24).
+    func resolveShared(named header: String?, session: String?) -> Result<SharedProfile?, NetworkProfileError> {
+        switch resolve(named: header, session: session) {
+        case .failure(let error): return .failure(error)
+        case .success(let profile): return .success(profile.map(SharedProfile.init))
+        }
+    }
+
+    /// `shape(_:profile:request:timeScale:)` with the profile already held by reference.
+    func shape(_ plan: inout ResponsePlan, shared: SharedProfile, request: MockRequest, timeScale: Double) {
+        shape(&plan, profile: shared.profile, request: request, timeScale: timeScale)
+        plan.sharedNetwork = shared
+    }
+
     /// The profile's effect on one exchange, drawing losses from the session's generator.
     public func effect(of profile: NetworkProfile, session: String?, requestBytes: Int, responseBytes: Int,
                        timeScale: Double) -> NetworkProfile.Effect {
