@@ -102,5 +102,7 @@ public enum JSONCoding {
 /// resolution to the plan (see `ResponsePlan.network`).
 final class SharedProfile: Sendable {
     let profile: NetworkProfile
-    init(_ profile: NetworkProfile) { self.profile = profile }
+    /// The profile's name, which the journal reads without copying the profile.
+    let name: String
+    init(_ profile: NetworkProfile) { (self.profile, name) = (profile, profile.name) }
 }

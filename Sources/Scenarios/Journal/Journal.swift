@@ -110,7 +110,7 @@ public final class Journal: Sendable {
                 status: plan.status, responseHeaders: plan.headers,
                 responseBodySize: plan.body.count, answeredBy: plan.answeredBy,
                 scenarioStep: plan.scenarioStep, fault: plan.fault, delay: plan.delay,
-                session: request.headers[ScenarioEngine.sessionHeader], network: plan.sharedNetwork?.profile.name, connection: request.connection,
+                session: request.headers[ScenarioEngine.sessionHeader], network: plan.sharedNetwork?.name, connection: request.connection,
                 conformance: conformance, duration: nil, responseBody: responseBody)
             // The slot of the entry `capacity` older than this one: evict it first.
             if storage.total - storage.firstID >= UInt64(capacity) {

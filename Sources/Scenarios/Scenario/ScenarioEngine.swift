@@ -271,22 +271,33 @@ public final class ScenarioEngine: Responder {
     /// returned was copied on the way out (#24).
     func finish(_ decided: Decided, _ plan: inout ResponsePlan, request: MockRequest) {
         // Read through the references, not `decided.scenario` (a copy of the scenario).
-        let scenario = decided.shared, decision = decided.sharedDecision
-        let outcome = decided.outcome
-        if decision == nil, plan.status == 404, plan.answeredBy == nil, !scenario.scenario.rules.isEmpty {
-            let unnamed = plan
-            plan = Self.namingNearestRules(unnamed, scenario.scenario, request)
+        let scenario = decided.shared
+        guard let decision = decided.sharedDecision else {
+            // No rule answered: the outcome is `Outcome.simulator`, which has no transform,
+            // fault or throttle of its own, so only the delay and the scenario's default
+            // throttle apply. Its copy per request is left out (#24).
+            if plan.status == 404, plan.answeredBy == nil, !scenario.scenario.rules.isEmpty {
+                let unnamed = plan
+                plan = Self.namingNearestRules(unnamed, scenario.scenario, request)
+            }
+            plan.fault = nil
+            plan.delay = decided.delay * timeScale
+            if let throttle = scenario.scenario.defaults.throttle { pace(&plan, throttle) }
+            return
         }
+        let outcome = decision.decision.outcome
         if let transform = outcome.transform, plan.status != 304, request.method != "HEAD" {
             plan.body = transform.apply(plan.body)
         }
-        if let decision { plan.scenarioStep = "\(scenario.scenario.name)/\(decision.decision.ruleName)#\(decision.decision.step)" }
+        plan.scenarioStep = "\(scenario.scenario.name)/\(decision.decision.ruleName)#\(decision.decision.step)"
         plan.fault = outcome.fault
         plan.delay = decided.delay * timeScale
-        if let throttle = outcome.throttle ?? scenario.scenario.defaults.throttle {
-            let schedule = throttle.schedule(bodySize: plan.body.count, timeScale: timeScale)
-            plan.pacing = BodyPacing(chunkSize: schedule.chunkSize, interval: schedule.interval)
-        }
+        if let throttle = outcome.throttle ?? scenario.scenario.defaults.throttle { pace(&plan, throttle) }
+    }
+
+    private func pace(_ plan: inout ResponsePlan, _ throttle: Throttle) {
+        let schedule = throttle.schedule(bodySize: plan.body.count, timeScale: timeScale)
+        plan.pacing = BodyPacing(chunkSize: schedule.chunkSize, interval: schedule.interval)
     }
 
     /// A 404 no rule and no route answered also names the scenario's nearest rules

@@ -78,10 +78,18 @@ public final class NetworkConditions: Sendable {
     /// the usual case, is no reference at all), which the engine passes on to the plan
     /// without copying the profile at each step (#24).
     func resolveShared(named header: String?, session: String?) -> Result<SharedProfile?, NetworkProfileError> {
-        switch resolve(named: header, session: session) {
-        case .failure(let error): return .failure(error)
-        case .success(let profile): return .success(profile.map(SharedProfile.init))
+        if header != nil {
+            switch resolve(named: header, session: session) {
+            case .failure(let error): return .failure(error)
+            case .success(let profile): return .success(profile.map(SharedProfile.init))
+            }
         }
+        // The same choice as `resolve`'s, with no optional profile copied on the way.
+        return .success(state.withLock { state -> SharedProfile? in
+            if let session, let profile = state.sessions[session] { return SharedProfile(profile) }
+            if let server = state.server { return SharedProfile(server) }
+            return nil
+        })
     }
 
     /// `shape(_:profile:request:timeScale:)` with the profile already held by reference.
