@@ -193,4 +193,33 @@ import Testing
         #expect(journal.entries().count < 70)
         #expect(journal.totalCount == 500)
     }
+
+    /// The count per answerer keeps the last answerer's place (#24): runs of one route,
+    /// interleaved routes and unmatched requests all count where they belong, past
+    /// `maxHitKeys` names the rest count as "other", and a clear starts from nothing.
+    @Test func countsPerAnswererStayExactAndBounded() {
+        let journal = Journal(capacity: 10)
+        let answerers: [String?] = ["restaurant.menu", "restaurant.menu", nil, "restaurant.menu", "openmarket.page", nil, nil, "openmarket.page"]
+        for answerer in answerers {
+            journal.record(makeRequest("GET", "/x"), plan: ResponsePlan(status: 200, answeredBy: answerer))
+        }
+        #expect(journal.hitCounts() == ["restaurant.menu": 3, "unmatched": 3, "openmarket.page": 2])
+
+        for index in 0..<(Journal.maxHitKeys + 10) {
+            journal.record(makeRequest("GET", "/x"), plan: ResponsePlan(status: 200, answeredBy: "route.\(index)"))
+        }
+        journal.record(makeRequest("GET", "/x"), plan: ResponsePlan(status: 200, answeredBy: "restaurant.menu"))
+        let counts = journal.hitCounts()
+        #expect(counts.count == Journal.maxHitKeys + 1)
+        #expect(counts["restaurant.menu"] == 4)
+        // 3 names were counted before; the first maxHitKeys - 3 new ones have their own.
+        #expect(counts["route.\(Journal.maxHitKeys - 4)"] == 1)
+        #expect(counts["route.\(Journal.maxHitKeys - 3)"] == nil)
+        #expect(counts["other"] == 13)
+
+        journal.clear()
+        #expect(journal.hitCounts().isEmpty)
+        journal.record(makeRequest("GET", "/x"), plan: ResponsePlan(status: 200, answeredBy: "restaurant.menu"))
+        #expect(journal.hitCounts() == ["restaurant.menu": 1])
+    }
 }

@@ -36,11 +36,7 @@ public final class Journal: Sendable {
         var keptBytes = 0
         /// Requests per answerer (a route's or rule's name, `unmatched`) since the start or
         /// the last clear; evictions do not lower them.
-        var hits: [String: Int] = [:]
-        /// The last answerer counted and its place in `hits`, valid until a key is added or
-        /// the counts are cleared: a run of requests to one route counts without hashing
-        /// its name each time (#24).
-        var lastHit: (answerer: String, index: Dictionary<String, Int>.Index)?
+        var hits = AnswererCounts()
 
         func slot(_ id: UInt64, capacity: Int) -> Int { Int((id - firstID) % UInt64(capacity)) }
     }
@@ -96,15 +92,7 @@ public final class Journal: Sendable {
             let answerer = plan.answeredBy ?? Self.unmatched
             // Answerers are routes and rules, a fixed set; the bound is a safeguard.
             // One lookup for a known answerer (each hashes the name).
-            if let last = storage.lastHit, last.answerer == answerer {
-                storage.hits.values[last.index] += 1
-            } else if let known = storage.hits.index(forKey: answerer) {
-                storage.hits.values[known] += 1
-                storage.lastHit = (answerer, known)
-            } else {
-                storage.lastHit = nil
-                storage.hits[storage.hits.count < Self.maxHitKeys ? answerer : Self.otherAnswerers, default: 0] += 1
-            }
+            storage.hits.count(answerer, limit: Self.maxHitKeys, overflow: Self.otherAnswerers)
             let event = ServeEvent(
                 id: storage.total, receivedAt: request.receivedAt, request: recorded,
                 status: plan.status, responseHeaders: plan.headers,
@@ -228,8 +216,7 @@ public final class Journal: Sendable {
             storage.firstID = storage.total + 1
             storage.oldestID = storage.total + 1
             storage.keptBytes = 0
-            storage.hits = [:]
-            storage.lastHit = nil
+            storage.hits = AnswererCounts()
         }
     }
 
@@ -240,5 +227,36 @@ public final class Journal: Sendable {
 
     /// How many requests each route or rule answered (`unmatched`: nothing did), counted
     /// for every request since the start or the last `clear()`, evicted ones included.
-    public func hitCounts() -> [String: Int] { storage.withLock { $0.hits } }
+    public func hitCounts() -> [String: Int] { storage.withLock { $0.hits.all } }
+}
+
+/// Requests per answerer (a route's or rule's name, `unmatched`), at most `limit` names
+/// apart and the rest under `overflow`. Each name has a fixed place in `counts`, and the
+/// last name counted is kept with its place: a run of requests to one route counts
+/// without hashing its name each time (#24). A place never moves or goes stale; only a
+/// new value of the whole (a clear) forgets them.
+struct AnswererCounts {
+    private var places: [String: Int] = [:]
+    private var counts: [Int] = []
+    private var last: (answerer: String, place: Int)?
+
+    mutating func count(_ answerer: String, limit: Int, overflow: String) {
+        if let last, last.answerer == answerer {
+            counts[last.place] += 1
+            return
+        }
+        let name = places[answerer] != nil || places.count < limit ? answerer : overflow
+        let place: Int
+        if let known = places[name] {
+            place = known
+        } else {
+            place = counts.count
+            places[name] = place
+            counts.append(0)
+        }
+        counts[place] += 1
+        last = (name, place)
+    }
+
+    var all: [String: Int] { places.mapValues { counts[$0] } }
 }
