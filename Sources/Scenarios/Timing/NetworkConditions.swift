@@ -94,7 +94,7 @@ public final class NetworkConditions: Sendable {
 
     /// `shape(_:profile:request:timeScale:)` with the profile already held by reference.
     func shape(_ plan: inout ResponsePlan, shared: SharedProfile, request: MockRequest, timeScale: Double) {
-        shape(&plan, profile: shared.profile, request: request, timeScale: timeScale)
+        apply(shared.profile, to: &plan, request: request, timeScale: timeScale)
         plan.sharedNetwork = shared
     }
 
@@ -117,10 +117,15 @@ public final class NetworkConditions: Sendable {
     /// Shapes a plan for `request`: the profile's round trip and losses before the first
     /// byte, its downlink pace (or the scenario's, when slower), and a hang at total loss.
     public func shape(_ plan: inout ResponsePlan, profile: NetworkProfile, request: MockRequest, timeScale: Double) {
+        apply(profile, to: &plan, request: request, timeScale: timeScale)
+        plan.network = profile
+    }
+
+    /// The profile's effect on the plan, without naming the profile in it.
+    private func apply(_ profile: NetworkProfile, to plan: inout ResponsePlan, request: MockRequest, timeScale: Double) {
         let bodyBytes = request.method == "HEAD" ? 0 : plan.body.count
         let effect = effect(of: profile, session: request.headers[ScenarioEngine.sessionHeader],
                             requestBytes: request.body.count, responseBytes: bodyBytes, timeScale: timeScale)
-        plan.network = profile
         plan.delay += effect.delay
         plan.pacing = NetworkProfile.slower(plan.pacing, effect.pacing)
         if let fault = effect.fault { plan.fault = fault }
