@@ -7,8 +7,8 @@ import Testing
 /// same steps — the network profile, the scenario's decision, the answer, `finish`, the
 /// profile's shaping — written twice: the proxy's upstream is asynchronous, and the
 /// synchronous path keeps one plan in place rather than passing it step to step (#24).
-/// With the simulators as the upstream, both must give the same plan for every kind of
-/// request, the journal id aside.
+/// With the simulators as the upstream, both must give the same plan for each kind of
+/// request below, the journal id aside.
 @Suite struct EnginePathsTests {
     static let scenarios = [
         Scenario(name: "mixed", defaults: .init(throttle: .bytesPerSecond(50_000, chunkSize: 512)), rules: [
@@ -20,7 +20,9 @@ import Testing
     ]
 
     static func engine() throws -> MockEngine {
-        try MockEngine(configuration: EngineConfiguration(fixturesDirectory: MockFixtures.directory, extraScenarios: scenarios))
+        let engine = try MockEngine(configuration: EngineConfiguration(fixturesDirectory: MockFixtures.directory, extraScenarios: scenarios))
+        engine.network.set(.threeG, session: "slow-phone")
+        return engine
     }
 
     static let requests: [(String, MockRequest)] = [
@@ -34,6 +36,10 @@ import Testing
         ("a fault", makeRequest("GET", "/images/1.png", headers: ["X-Mock-Scenario": "mixed"])),
         ("a transform", makeRequest("GET", "/api/products?page_no=1&items_per_page=2", headers: ["X-Mock-Scenario": "mixed"])),
         ("no rule, the defaults' throttle", makeRequest("GET", "/api/products/1", headers: ["X-Mock-Scenario": "mixed"])),
+        ("a HEAD under a transform", makeRequest("HEAD", "/api/products?page_no=1&items_per_page=2", headers: ["X-Mock-Scenario": "mixed"])),
+        ("a route's own 404 under a scenario with rules", makeRequest("GET", "/api/products/999999", headers: ["X-Mock-Scenario": "mixed"])),
+        ("no route under a scenario with rules", makeRequest("GET", "/nowhere", headers: ["X-Mock-Scenario": "mixed"])),
+        ("a session's network profile", makeRequest("GET", "/menu", headers: ["X-Mock-Session": "slow-phone"])),
     ]
 
     @Test(arguments: 0..<requests.count)
@@ -70,5 +76,11 @@ import Testing
         #expect(plans[7].fault == .connectionReset)
         #expect(plans[8].body.isEmpty && plans[8].scenarioStep == "mixed/shape#1")
         #expect(plans[9].scenarioStep == nil && plans[9].pacing != nil && plans[9].status == 200)
+        #expect(plans[10].scenarioStep == "mixed/shape#2" && !plans[10].body.isEmpty, "a HEAD's body is not transformed")
+        #expect(plans[11].status == 404 && plans[11].answeredBy != nil)
+        #expect(JSONValue(parsing: plans[11].body)?["nearestRules"] == nil, "a route's own 404 names no rules")
+        #expect(plans[12].status == 404 && plans[12].answeredBy == nil)
+        #expect(JSONValue(parsing: plans[12].body)?["nearestRules"] != nil, "an unanswered request names the nearest rules")
+        #expect(plans[13].network?.name == "3G" && plans[13].delay > 0)
     }
 }

@@ -184,19 +184,19 @@ import Testing
 
     /// `ScenarioEngine.finish` leaves `Outcome.simulator` out when no rule answered,
     /// taking it to change nothing but what the scenario's defaults say.
-    @Test func theSimulatorsOutcomeChangesNothingOfItsOwn() {
+    @Test func theSimulatorsOutcomeChangesNothingOfItsOwn() throws {
         let outcome = Outcome.simulator
         #expect(outcome.source == .simulator)
         #expect(outcome.transform == nil && outcome.latency == nil && outcome.throttle == nil && outcome.fault == nil)
         #expect(!outcome.conditional)
         // A plan's fault from before is cleared, as the outcome's nil fault did.
         let engine = engine([Scenario(name: "plain")], current: "plain")
-        let decided = try? engine.decide(makeRequest("GET", "/menu")).get()
+        let decided = try engine.decide(makeRequest("GET", "/menu")).get()
         var plan = ResponsePlan(status: 200)
         plan.fault = .hang
-        let finished = decided.map { engine.finish($0, base: plan, request: makeRequest("GET", "/menu")) }
-        #expect(finished?.fault == nil)
-        #expect(finished?.pacing == nil && finished?.scenarioStep == nil && finished?.delay == 0)
+        let finished = engine.finish(decided, base: plan, request: makeRequest("GET", "/menu"))
+        #expect(finished.fault == nil)
+        #expect(finished.pacing == nil && finished.scenarioStep == nil && finished.delay == 0)
     }
 
     @Test func ruleLatencyOverridesDefaults() {
