@@ -91,7 +91,8 @@ public final class Journal: Sendable {
             storage.total += 1
             let answerer = plan.answeredBy ?? Self.unmatched
             // Answerers are routes and rules, a fixed set; the bound is a safeguard.
-            // One lookup for a known answerer (each hashes the name).
+            // No lookup for the answerer counted last, one for another known one (each
+            // hashes the name).
             storage.hits.count(answerer, limit: Self.maxHitKeys, overflow: Self.otherAnswerers)
             let event = ServeEvent(
                 id: storage.total, receivedAt: request.receivedAt, request: recorded,
@@ -231,7 +232,7 @@ public final class Journal: Sendable {
 }
 
 /// Requests per answerer (a route's or rule's name, `unmatched`), at most `limit` names
-/// apart and the rest under `overflow`. Each name has a fixed place in `counts`, and the
+/// apart and the rest under `overflow` (so `limit + 1` names in all). Each name has a fixed place in `counts`, and the
 /// last name counted is kept with its place: a run of requests to one route counts
 /// without hashing its name each time (#24). A place never moves or goes stale; only a
 /// new value of the whole (a clear) forgets them.
@@ -245,17 +246,23 @@ struct AnswererCounts {
             counts[last.place] += 1
             return
         }
-        let name = places[answerer] != nil || places.count < limit ? answerer : overflow
         let place: Int
-        if let known = places[name] {
+        if let known = places[answerer] {
             place = known
         } else {
-            place = counts.count
-            places[name] = place
-            counts.append(0)
+            let name = places.count < limit ? answerer : overflow
+            if let known = places[name] {
+                place = known
+            } else {
+                place = counts.count
+                places[name] = place
+                counts.append(0)
+            }
         }
         counts[place] += 1
-        last = (name, place)
+        // An answerer counted under `overflow` stays there until a clear (the places only
+        // grow), so its run takes the fast path too.
+        last = (answerer, place)
     }
 
     var all: [String: Int] { places.mapValues { counts[$0] } }
