@@ -1,0 +1,73 @@
+import Foundation
+
+public struct EngineConfiguration: Sendable {
+    /// A folder with `restaurant/` and/or `openmarket/` fixture sets.
+    public var fixturesDirectory: URL
+    public var restaurantVariant: RestaurantVariant
+    public var openMarketVariant: OpenMarketVariant
+    public var journalCapacity: Int
+    public var journalBodyLimit: Int
+    /// The most bytes the journal's kept requests may hold; the oldest go first past it.
+    public var journalByteBudget: Int
+    /// Response bodies up to this size are kept in the journal too (0, the default: none).
+    /// The contract harness keeps them to show what the server answered.
+    public var journalResponseBodyLimit: Int
+    public var imageCacheControl: String
+    public var seed: UInt64
+    public var timeSource: any TimeSource
+    /// Folders of scenario files; by default `scenarios/` inside the fixtures folder.
+    public var scenarioDirectories: [URL]
+    /// Scenarios built in Swift (or loaded by the caller), added to those from files.
+    public var extraScenarios: [Scenario]
+    /// The scenario in effect at start.
+    public var scenario: String
+    /// Every delay and throttle interval is multiplied by this (e.g. 0.01 in CI).
+    public var timeScale: Double
+    /// Validate requests and answer 400 with a reason where the real server was lenient
+    /// (accepted, skipped, or failed with a 5xx): for clients that must not rely on the
+    /// real server's leniency. Off by default: each variant answers as its server did.
+    public var strict: Bool
+    /// Already-read fixtures and scenario files; nil reads them from the folders.
+    public var preloaded: Preloaded?
+    /// The network profile every request goes through unless its session or its
+    /// `X-Mock-Network` header names another (nil: none).
+    public var network: NetworkProfile?
+
+    public init(
+        fixturesDirectory: URL,
+        restaurantVariant: RestaurantVariant = .original,
+        openMarketVariant: OpenMarketVariant = .jan2022,
+        journalCapacity: Int = 10_000,
+        journalBodyLimit: Int = 64 * 1024,
+        journalByteBudget: Int = 64 * 1024 * 1024,
+        journalResponseBodyLimit: Int = 0,
+        imageCacheControl: String = "public, max-age=3600",
+        seed: UInt64 = 0,
+        timeSource: any TimeSource = SystemTimeSource(),
+        scenarioDirectories: [URL]? = nil,
+        extraScenarios: [Scenario] = [],
+        scenario: String = Scenario.happyPath.name,
+        timeScale: Double = 1,
+        strict: Bool = false,
+        preloaded: Preloaded? = nil,
+        network: NetworkProfile? = nil
+    ) {
+        self.fixturesDirectory = fixturesDirectory
+        self.restaurantVariant = restaurantVariant
+        self.openMarketVariant = openMarketVariant
+        self.journalCapacity = journalCapacity
+        self.journalBodyLimit = journalBodyLimit
+        self.journalByteBudget = journalByteBudget
+        self.journalResponseBodyLimit = journalResponseBodyLimit
+        self.imageCacheControl = imageCacheControl
+        self.seed = seed
+        self.timeSource = timeSource
+        self.scenarioDirectories = scenarioDirectories ?? [fixturesDirectory.appendingPathComponent("scenarios")]
+        self.extraScenarios = extraScenarios
+        self.scenario = scenario
+        self.timeScale = timeScale
+        self.strict = strict
+        self.preloaded = preloaded
+        self.network = network
+    }
+}
