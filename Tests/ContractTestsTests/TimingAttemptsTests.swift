@@ -9,26 +9,50 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// The reference provider, except that `menuItems(category:)` reports late on its first
-/// `lateCalls` calls: after the time given plus `by` seconds, a `URLError.timedOut`, as a
-/// call does on a machine too busy to deliver the answer in time. The request is sent
-/// once, as the reference sends it.
+/// The reference provider, except that one call (`menuItems(category:)` or
+/// `imageData(from:)`) reports late on its first `lateCalls` calls: after the time given
+/// plus `by` seconds, a `URLError.timedOut`, as a call does on a machine too busy to
+/// deliver the answer in time. The request is sent once, as the reference sends it.
 struct LateProvider: RestaurantProvider {
+    enum Call: Sendable { case menu, image }
     let reference: ReferenceRestaurantProvider
     let timeout: TimeInterval
     let lateCalls: Locked<Int>
     let by: TimeInterval
+    /// Calls answered on time before the late ones, across the suite's attempts.
+    var punctualCalls = Locked(0)
+    var call: Call = .menu
+    /// Image requests sent again before a late image load gives up, as a provider that
+    /// retries does.
+    var resends = 0
 
     func menuItems(category: String) async throws -> [RestaurantItem] {
+        guard call == .menu else { return try await reference.menuItems(category: category) }
+        return try await late { try await reference.menuItems(category: category) }
+    }
+
+    func imageData(from url: URL) async throws -> Data {
+        guard call == .image else { return try await reference.imageData(from: url) }
+        // Resent past the reference's image cache, as a retry that goes to the network does.
+        return try await late({ try await reference.imageData(from: url) }, resend: { _ = try await URLSession.shared.data(from: url) })
+    }
+
+    private func late<T: Sendable>(_ body: @Sendable () async throws -> T, resend: @Sendable () async throws -> Void = {}) async throws -> T {
         let start = Date()
-        let late = lateCalls.withLock { remaining -> Bool in
+        let punctual = punctualCalls.withLock { remaining -> Bool in
+            guard remaining > 0 else { return false }
+            remaining -= 1
+            return true
+        }
+        let late = !punctual && lateCalls.withLock { remaining -> Bool in
             guard remaining > 0 else { return false }
             remaining -= 1
             return true
         }
         do {
-            let items = try await reference.menuItems(category: category)
-            guard late else { return items }
+            let value = try await body()
+            guard late else { return value }
+            for _ in 0..<resends { try await resend() }
         } catch {
             guard late else { throw error }
         }
@@ -39,7 +63,6 @@ struct LateProvider: RestaurantProvider {
 
     func categories() async throws -> [String] { try await reference.categories() }
     func submitOrder(menuIDs: [Int]) async throws -> Int { try await reference.submitOrder(menuIDs: menuIDs) }
-    func imageData(from url: URL) async throws -> Data { try await reference.imageData(from: url) }
 }
 
 /// A provider whose timeout is shorter than the one given: it gives up on `menuItems`
@@ -64,7 +87,13 @@ struct ShortTimeoutProvider: RestaurantProvider {
 /// one that fails for any other reason does not, and every attempt that did not count is
 /// in the report.
 @Suite struct TimingAttemptsTests {
-    static let timingChecks = ["restaurant.timeout.slow-in-time", "restaurant.timeout.hang"]
+    /// The timeout checks, and a check that only needs a call to succeed: any call that
+    /// timed out late is timing.
+    static let timingChecks = ["restaurant.timeout.slow-in-time", "restaurant.timeout.hang", "restaurant.image-cache.same-url-once",
+                               "restaurant.image-cache.failure-not-cached", "restaurant.image-cache.cancellation"]
+    /// The image loads before the one a check needs to succeed: the 500 that the retry
+    /// follows, the cancelled load that the next follows.
+    static let punctual = ["restaurant.image-cache.failure-not-cached": 1, "restaurant.image-cache.cancellation": 1]
 
     func run(_ check: String, lateCalls: Int, attempts: Int) async -> ContractReport {
         var configuration = configuration()
@@ -73,8 +102,11 @@ struct ShortTimeoutProvider: RestaurantProvider {
         let timeout = configuration.timeout
         // Past the hang check's margin too.
         let by = configuration.timeoutMargin + 0.5
+        let call: LateProvider.Call = check.contains("image") ? .image : .menu
+        let punctual = Locked(Self.punctual[check] ?? 0)
         return await RestaurantContract.suite(configuration).only([check]).run {
-            LateProvider(reference: ReferenceRestaurantProvider(context: $0), timeout: timeout, lateCalls: remaining, by: by)
+            LateProvider(reference: ReferenceRestaurantProvider(context: $0), timeout: timeout, lateCalls: remaining, by: by,
+                         punctualCalls: punctual, call: call)
         }
     }
 
@@ -88,6 +120,10 @@ struct ShortTimeoutProvider: RestaurantProvider {
         #expect(result.notes.first?.hasPrefix("attempt 1 of 2 failed only by being late (sent once; a busy machine can do that), so the check ran again: ") == true, "\(report)")
         if check.hasSuffix("slow-in-time") {
             #expect(result.notes.first?.contains("threw URLError -1001 (timedOut) after") == true, "\(report)")
+        }
+        if check.contains("image") {
+            #expect(result.notes.first?.contains("the first image load to succeed") == false, "the note gives what happened: \(report)")
+            #expect(result.notes.first?.contains("threw URLError -1001 (timedOut)") == true, "\(report)")
         }
         #expect(report.description.contains("    note: attempt 1 of 2"), "\(report)")
         #expect(report.junitXML().contains("<system-out>attempt 1 of 2 failed only by being late"), "\(report.junitXML())")
@@ -117,6 +153,27 @@ struct ShortTimeoutProvider: RestaurantProvider {
         #expect(result.notes.isEmpty, "\(report)")
     }
 
+    /// A call that sent its request more than once and then timed out is not late: its
+    /// retries are the provider's, and so is the time they took.
+    @Test func aLateTimeoutAfterResendsIsNotTiming() async throws {
+        let check = "restaurant.image-cache.same-url-once"
+        var configuration = configuration()
+        configuration.timingAttempts = 2
+        let (timeout, remaining) = (configuration.timeout, Locked(1))
+        let report = await withTestGate(exclusive: false) {
+            await RestaurantContract.suite(configuration).only([check]).run {
+                LateProvider(reference: ReferenceRestaurantProvider(context: $0), timeout: timeout, lateCalls: remaining, by: 0.2, call: .image, resends: 2)
+            }
+        }
+        let result = try #require(report.result(check))
+        guard case .failed(let violation) = result.outcome else {
+            Issue.record("expected a failure: \(report)")
+            return
+        }
+        #expect(!violation.isTimingOnly, "\(report)")
+        #expect(result.notes.isEmpty, "\(report)")
+    }
+
     @Test func aShorterTimeoutIsNotTimingAndRunsOnce() async throws {
         let check = "restaurant.timeout.slow-in-time"
         let report = await withTestGate(exclusive: false) {
@@ -132,6 +189,20 @@ struct ShortTimeoutProvider: RestaurantProvider {
         #expect(!violation.isTimingOnly, "\(report)")
         #expect(result.notes.isEmpty, "\(report)")
         #expect(violation.actual.contains("is the timeout shorter than the one given?"), "\(report)")
+    }
+
+    /// Only a timeout that came no sooner than the time given is lateness.
+    @Test func aLateTimeoutIsTimingAndNothingElseIs() {
+        let late = CheckRun<Int>.isLateTimeout
+        #expect(late(URLError(.timedOut), 1.0, 1))
+        #expect(late(URLError(.timedOut), 3.2, 1))
+        #expect(late(WrappingError.transport(URLError(.timedOut)), 1.2, 1))
+        #expect(late(WrappingError.nested(underlying: .init(error: URLError(.timedOut))), 1.2, 1))
+        #expect(!late(URLError(.timedOut), 0.5, 1), "a timeout shorter than the one given")
+        #expect(!late(URLError(.networkConnectionLost), 1.5, 1))
+        #expect(!late(URLError(.cancelled), 1.5, 1))
+        #expect(!late(CancellationError(), 1.5, 1))
+        #expect(!late(DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "late")), 1.5, 1))
     }
 
     /// A provider's own error around a URLError.

@@ -139,14 +139,31 @@ public struct CheckRun<Provider: Sendable>: Sendable {
     }
 
     /// Runs a provider call, turning a thrown error into a violation that names the call.
+    ///
+    /// A call that sent at most one request and timed out no sooner than the timeout given
+    /// failed only by being late (`ContractViolation.isTimingOnly`): a busy machine can
+    /// hold any answer past a 1 s timeout once, and the check runs again. A timeout that
+    /// fires early, or one after retries, is the provider's.
     public func call<T: Sendable>(_ what: String, _ body: @Sendable () async throws -> T) async throws -> T {
+        let start = Date()
+        let sentBefore = expectations.requests.count
         do {
             return try await body()
         } catch let violation as ContractViolation {
             throw violation
         } catch {
-            throw expectations.violation("\(what) to succeed", actual: explain(error))
+            var violation = expectations.violation("\(what) to succeed", actual: explain(error))
+            violation.isTimingOnly = Self.isLateTimeout(error, after: Date().timeIntervalSince(start), timeout: timeout)
+                && expectations.requests.count - sentBefore <= 1
+            throw violation
         }
+    }
+
+    /// `error` is a `URLError.timedOut` (bare or inside a provider's own error) that came
+    /// no sooner than the timeout URLSession keeps of `timeout`.
+    static func isLateTimeout(_ error: any Error, after seconds: TimeInterval, timeout: TimeInterval) -> Bool {
+        guard let urlError = (error as? URLError) ?? wrappedURLError(in: error, depth: 3), urlError.code == .timedOut else { return false }
+        return seconds >= CommonChecks.effectiveTimeout(timeout) - CommonChecks.timerTolerance
     }
 
     /// How a call ended, without waiting longer than `limit` seconds: a call that is still
@@ -274,6 +291,13 @@ public enum CallOutcome<T: Sendable>: Sendable {
     case stillRunning(seconds: TimeInterval)
 
     public var threw: Bool { if case .threw = self { return true }; return false }
+
+    /// Threw a `URLError.timedOut` (bare or wrapped) no sooner than the timeout URLSession
+    /// keeps of `timeout`: late, where a timeout shorter than the one given fires early.
+    public func isLateTimeout(_ timeout: TimeInterval) -> Bool {
+        guard case .threw(let error, let seconds) = self, error.contains("(timedOut)") else { return false }
+        return seconds >= CommonChecks.effectiveTimeout(timeout) - CommonChecks.timerTolerance
+    }
 
     public var summary: String {
         switch self {

@@ -157,7 +157,8 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
             let outcome = await Self.limited(configuration.checkTimeLimit, on: made.run.isolation) { try await check.body(made.run) }
             await made.stop()
             guard attempt < attempts, case .failed(let violation) = outcome, violation.isTimingOnly else { return result(outcome) }
-            notes.append("attempt \(attempt) of \(attempts) failed only by being late (sent once; a busy machine can do that), so the check ran again: \(violation.actual)")
+            let why = ([violation.actual] + violation.differences).joined(separator: "; ")
+            notes.append("attempt \(attempt) of \(attempts) failed only by being late (sent once; a busy machine can do that), so the check ran again: \(why)")
             attempt += 1
         }
     }

@@ -177,8 +177,7 @@ public enum CommonChecks {
                 // A timeout that fired at the time given, the request sent once: the answer
                 // reached the provider late, which a loaded machine can do; a timeout shorter
                 // than the one given fires early on every attempt.
-                if case .threw(let error, let seconds) = outcome, error.contains("(timedOut)"),
-                   seconds >= Self.effectiveTimeout(run.timeout) - Self.timerTolerance {
+                if outcome.isLateTimeout(run.timeout) {
                     violation.isTimingOnly = run.expectations.requests(matching: pattern).count == 1
                 }
                 throw violation

@@ -58,6 +58,12 @@ public enum ImageCacheChecks {
                 let retry = await run.outcome(within: run.timeout + 5) { try await load(run, run.url(paths[2])) }
                 try await run.expectations.expect(get(paths[2]), .exactly(2), "the retry after a 500 must reach the server, not a cached failure")
                 guard case .returned(let data, _) = retry, !data.isEmpty else {
+                    // The retry reached the server: a late timeout is the machine's, not a cached failure.
+                    if retry.isLateTimeout(run.timeout) {
+                        var violation = run.expectations.violation("the retry to return the image", actual: retry.summary)
+                        violation.isTimingOnly = true
+                        throw violation
+                    }
                     throw run.expectations.violation("the retry to return the image", actual: retry.summary + " — was the failure cached?")
                 }
             },
@@ -81,8 +87,14 @@ public enum ImageCacheChecks {
                 try? await Task.sleep(nanoseconds: 600_000_000)
                 let sent = run.expectations.requests(matching: get(paths[1])).count
                 if sent > 2 { problems.append("the server saw \(paths[1]) \(sent) times for one cancelled and one later load") }
-                try run.require(problems.isEmpty, "after a cancelled load, the next load of \(paths[1]) to return the image",
-                                actual: "the cancelled load was \(cancelled.summary)", differences: problems)
+                guard problems.isEmpty else {
+                    var violation = run.expectations.violation("after a cancelled load, the next load of \(paths[1]) to return the image",
+                                                               actual: "the cancelled load was \(cancelled.summary)", differences: problems)
+                    // When the only problem is a next load that timed out late (a 0.5 s
+                    // answer held past a busy machine's timeout), it is the clock's.
+                    violation.isTimingOnly = problems.count == 1 && next.isLateTimeout(run.timeout)
+                    throw violation
+                }
             },
             ContractCheck("\(prefix).coalesces", .recommended, "concurrent loads of one URL make one request",
                           scenarios: [Scenario(name: "slow-image", rules: [Rule("slow", get(paths[3]), always: Outcome.simulator.delayed(.fixed(0.3)))])]) { run in
