@@ -183,7 +183,9 @@ struct ScenarioParser {
                 case "contains": result[name] = .contains(text)
                 case "prefix": result[name] = .hasPrefix(text)
                 default:
-                    if (try? NSRegularExpression(pattern: text)) == nil {
+                    // Compiled when it first meets a request; checked here without ICU
+                    // where the pattern is plainly valid (`RegexSyntax`).
+                    if !RegexSyntax.isPlainlyValid(text), (try? NSRegularExpression(pattern: text)) == nil {
                         reader.problem("\(itemPath).matches", "not a valid regular expression")
                     }
                     result[name] = .matches(text)
