@@ -48,27 +48,52 @@ public func listen(_ server: MockHTTPServer) async throws -> BoundAddress {
     }
 }
 
-/// Waits for SIGINT or SIGTERM without blocking a thread.
-public enum StopSignal {
-    public static func next() async -> Int32 {
+/// SIGINT and SIGTERM, caught from the moment `install()` returns and handed to `next()`
+/// without blocking a thread.
+///
+/// Install before the server listens: a signal source is armed a moment after it is
+/// resumed, and a signal sent between `signal(_, SIG_IGN)` and then is lost, so a server
+/// that installed its handler only after its first answer stayed up when a supervisor
+/// stopped it at once (1 to 3 in 30 starts here).
+public final class StopSignal: Sendable {
+    private let state = Locked<(signal: Int32?, waiter: CheckedContinuation<Int32, Never>?)>((nil, nil))
+
+    private init() {}
+
+    public static func install() -> StopSignal {
+        let stop = StopSignal()
+        var sources: [any DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stop.deliver(number) }
+            source.resume()
+            sources.append(source)
+        }
+        // The sources live as long as the process; keep them from being released.
+        SignalSources.keep(sources)
+        return stop
+    }
+
+    private func deliver(_ number: Int32) {
+        let waiter = state.withLock { state -> CheckedContinuation<Int32, Never>? in
+            guard state.signal == nil else { return nil }
+            state.signal = number
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: number)
+    }
+
+    /// The first signal caught, at once if it came already.
+    public func next() async -> Int32 {
         await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
-            let resumed = Locked(false)
-            var sources: [any DispatchSourceSignal] = []
-            for number in [SIGINT, SIGTERM] {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler {
-                    let first = resumed.withLock { done -> Bool in
-                        defer { done = true }
-                        return !done
-                    }
-                    if first { continuation.resume(returning: number) }
-                }
-                source.resume()
-                sources.append(source)
+            let caught = state.withLock { state -> Int32? in
+                if let signal = state.signal { return signal }
+                state.waiter = continuation
+                return nil
             }
-            // The sources live as long as the process; keep them from being released.
-            SignalSources.keep(sources)
+            if let caught { continuation.resume(returning: caught) }
         }
     }
 }

@@ -51,6 +51,7 @@ struct ProxyCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let stop = StopSignal.install()
         let logger = connection.logLevel.bootstrap()
         guard let upstreamURL = connection.upstreamURL else { throw ExitCode(2) }
         let engine: MockEngine
@@ -71,7 +72,7 @@ struct ProxyCommand: AsyncParsableCommand {
                                     proxy: proxy, logger: logger)
         try await listen(server)
         logger.info("proxying", metadata: ["upstream": "\(upstreamURL.absoluteString)", "scenario": "\(engine.scenarios.currentScenario)"])
-        _ = await StopSignal.next()
+        _ = await stop.next()
         await server.stop()
     }
 }

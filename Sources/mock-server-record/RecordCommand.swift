@@ -48,6 +48,7 @@ struct RecordCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let stop = StopSignal.install()
         let logger = connection.logLevel.bootstrap()
         guard let upstreamURL = connection.upstreamURL else { throw ExitCode(2) }
         let directory = URL(fileURLWithPath: out, isDirectory: true)
@@ -67,7 +68,7 @@ struct RecordCommand: AsyncParsableCommand {
         try await listen(server)
         logger.info("recording", metadata: ["upstream": "\(proxy.upstream)", "scenario": "\(recorder.scenarioFile.path)"])
 
-        _ = await StopSignal.next()
+        _ = await stop.next()
         await server.stop()
         let count = await recorder.count
         FileHandle.standardOutput.write(Data("""

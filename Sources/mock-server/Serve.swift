@@ -211,6 +211,7 @@ struct ServeSettings: Equatable, Sendable {
     var scenarioDirectories: [URL] { FixtureOptions.scenarioDirectories(fixtures) }
 
     func run() async throws {
+        let stop = StopSignal.install()
         let logger = logLevel.bootstrap()
         let variants = try VariantSelection.parse(variants)
 
@@ -259,7 +260,7 @@ struct ServeSettings: Equatable, Sendable {
             await watcher?.start()
         }
 
-        let signal = await StopSignal.next()
+        let signal = await stop.next()
         logger.info("stopping", metadata: ["signal": "\(signal)"])
         await watcher?.stop()
         await server.stop()

@@ -22,6 +22,20 @@ import FoundationNetworking
         #expect(child.readAll(child.stdout).isEmpty, "exactly one line on stdout")
     }
 
+    /// A supervisor (a test, a script) that stops the server as soon as it is listening
+    /// gets a clean exit every time: the handler is in place before the first line.
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aSignalRightAfterListeningStopsTheServerEveryTime(signal: Int32) async throws {
+        var missed = 0
+        for _ in 0..<15 {
+            let child = try MockServerProcess(["--port", "0"])
+            _ = try #require(await child.firstLine())
+            child.signal(signal)
+            if await child.waitForExit(timeout: 10) != 0 { missed += 1 }
+        }
+        #expect(missed == 0, "\(missed) of 15 servers did not stop cleanly on a signal sent right after they listened")
+    }
+
     @Test func portInUseIsOneLineAndStatus1() async throws {
         let first = try MockServerProcess(["--port", "0"])
         let line = try #require(await first.firstLine())

@@ -66,7 +66,8 @@ final class MockServerProcess: @unchecked Sendable {
             try? await Task.sleep(nanoseconds: 20_000_000)
         }
         if process.isRunning {
-            process.terminate()
+            // SIGKILL: a server that missed a SIGTERM may miss another.
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             return -1
         }
