@@ -70,7 +70,7 @@ struct ProxyCommand: AsyncParsableCommand {
         let proxy = ChaosProxy(engine: engine, upstream: UpstreamProxy(upstream: upstreamURL, timeout: connection.upstreamTimeout, logger: logger))
         let server = MockHTTPServer(engine: engine, configuration: ServerConfiguration(host: connection.host, port: connection.port, adminToken: adminToken),
                                     proxy: proxy, logger: logger)
-        try await listen(server)
+        try await listen(server, stop: stop)
         logger.info("proxying", metadata: ["upstream": "\(upstreamURL.absoluteString)", "scenario": "\(engine.scenarios.currentScenario)"])
         _ = await stop.next()
         await server.stop()

@@ -65,7 +65,7 @@ struct RecordCommand: AsyncParsableCommand {
         let proxy = UpstreamProxy(upstream: upstreamURL, timeout: connection.upstreamTimeout, recorder: recorder, logger: logger)
         let server = MockHTTPServer(engine: engine, configuration: ServerConfiguration(host: connection.host, port: connection.port),
                                     proxy: proxy, logger: logger)
-        try await listen(server)
+        try await listen(server, stop: stop)
         logger.info("recording", metadata: ["upstream": "\(proxy.upstream)", "scenario": "\(recorder.scenarioFile.path)"])
 
         _ = await stop.next()

@@ -219,6 +219,7 @@ struct ServeSettings: Equatable, Sendable {
         let watchedFolders = [fixturesDirectory] + scenarioDirectories
         let baseline = watch ? FixtureWatcher.Baseline.take(watchedFolders) : nil
         let engine: MockEngine
+        logger.debug("reading fixtures", metadata: ["folder": "\(fixturesDirectory.path)"])
         do {
             let selection = try ScenarioOption.resolve(scenario)
             engine = try MockEngine(configuration: EngineConfiguration(
@@ -253,7 +254,7 @@ struct ServeSettings: Equatable, Sendable {
         if isExposed {
             FileHandle.standardError.write(Data("warning: listening on \(host): other machines can reach this server; \(adminToken == nil ? "the admin API is OPEN to them (--admin-open)" : "the admin API needs --admin-token"). Fixtures, scenarios and recorded requests are visible to anyone who connects.\n".utf8))
         }
-        try await listen(server)
+        try await listen(server, stop: stop)
         var watcher: FixtureWatcher?
         if watch {
             watcher = FixtureWatcher(engine: engine, folders: watchedFolders, since: baseline, logger: logger)

@@ -46,9 +46,10 @@ final class MockServerProcess: @unchecked Sendable {
         return (status, child.readAll(child.stdout), child.readAll(child.stderr))
     }
 
-    /// The first line on stdout (the `Listening on` line), read on a thread of its own.
-    func firstLine(timeout: TimeInterval = 60) async -> String? {
-        let handle = stdout.fileHandleForReading
+    /// The first line on stdout (the `Listening on` line), or on `pipe`, read on a thread
+    /// of its own.
+    func firstLine(of pipe: Pipe? = nil, timeout: TimeInterval = 60) async -> String? {
+        let handle = (pipe ?? stdout).fileHandleForReading
         return try? await onOwnThread {
             var bytes = Data()
             while true {

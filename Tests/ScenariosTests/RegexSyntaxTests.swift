@@ -23,7 +23,7 @@ import Testing
     @Test(arguments: [
         "", "a**", "a++", "(", ")", "a)", "[z-a]", "a{3,2}", "a{,3}", "a{1", "[]", "[^]", "(?i)abc", "(?=a)b", "\\y", "\\1",
         "^*", "a|", "|a", "()", "[[:alpha:]]", "[a--]", "[a-b-c]", "[--a]", "[a&&b]", "é", "{", "}", "]", "a{12345}", "\\", "[a",
-        "[{ab}]", "[$]", "\\p{L}", "\\b",
+        "[{ab}]", "[$]", "\\p{L}", "\\b", "[--]", "[^--]", "a[--]*",
     ])
     func othersAreLeftToICU(pattern: String) {
         #expect(!RegexSyntax.isPlainlyValid(pattern))
@@ -46,6 +46,28 @@ import Testing
         }
         #expect(refused.isEmpty, "accepted, but ICU refuses: \(refused.prefix(20))")
         #expect(accepted > 2_500, "only \(accepted) of 50,000 accepted")
+    }
+
+    /// Every bracket class of up to four items from the characters that matter in a set,
+    /// in every order: the random patterns above rarely build `[--]`, which ICU refuses.
+    @Test func everyShortClassAcceptedCompiles() {
+        let items = ["-", "^", "a", "z", "0", "\\", "\\-", "\\d", ".", "(", "|", "&", "[", "]", ":", "$", "{", "~"]
+        var refused: [String] = []
+        var accepted = 0
+        func build(_ prefix: String, _ left: Int) {
+            for closing in ["]", "]*"] {
+                let pattern = prefix + closing
+                if RegexSyntax.isPlainlyValid(pattern) {
+                    accepted += 1
+                    if !Self.compiles(pattern) { refused.append(pattern) }
+                }
+            }
+            guard left > 0 else { return }
+            for item in items { build(prefix + item, left - 1) }
+        }
+        build("[", 4)
+        #expect(refused.isEmpty, "accepted, but ICU refuses: \(refused.prefix(20))")
+        #expect(accepted > 1_000, "only \(accepted) accepted")
     }
 
     /// The load still refuses a bad pattern, and a plain one is matched as ICU matches it.

@@ -146,7 +146,8 @@ enum RegexSyntax {
                 let last = index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "]")
                 if byte == UInt8(ascii: "-") {
                     // A `-` first or last is itself; anywhere else it is a range or a set operation.
-                    guard items == 0 || last else { return false }
+                    // `[--]`: ICU takes a `-` after a leading `-` for an operator.
+                    guard items == 0 || (last && bytes[index - 1] != UInt8(ascii: "-")) else { return false }
                     index += 1
                 } else if byte == UInt8(ascii: "\\") {
                     guard escape(in: Self.escapable) else { return false }
