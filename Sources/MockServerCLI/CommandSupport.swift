@@ -50,15 +50,20 @@ public func listen(_ server: MockHTTPServer, stop: StopSignal) async throws -> B
     }
 }
 
+/// The pipe the signal handler writes each caught signal's number to; set once, before
+/// the handler is installed, and only read by it (`write(2)` is async-signal-safe).
+nonisolated(unsafe) private var stopSignalPipe: Int32 = -1
+
 /// SIGINT and SIGTERM, caught from the moment `install()` returns. Until `hold()`, a
 /// signal ends the process at once (status 128 + the signal), as with no handler: start-up
 /// has nothing to stop gracefully, and Ctrl-C must end one that hangs. After `hold()`, the
 /// first signal is kept for `next()`, which waits for it without blocking a thread.
 ///
-/// Install first thing; `listen` holds once the server is bound: a signal source is armed
-/// a moment after it is resumed, and a signal sent between `signal(_, SIG_IGN)` and then
-/// is lost, so a server that installed its handler only after listening stayed up when a
-/// supervisor stopped it at once (7 of 15 starts in `CLITests`).
+/// A plain handler writes the signal to a pipe that a thread of its own reads: nothing is
+/// lost between installing and the first read. The usual `signal(_, SIG_IGN)` and a
+/// Dispatch signal source lost a signal sent in the moment before the source was armed
+/// (on Linux), and a server stayed up after SIGTERM; installed after listening, that was
+/// 7 of 15 starts in `CLITests`.
 public final class StopSignal: Sendable {
     private struct State {
         var holding = false
@@ -71,16 +76,33 @@ public final class StopSignal: Sendable {
 
     public static func install() -> StopSignal {
         let stop = StopSignal()
-        var sources: [any DispatchSourceSignal] = []
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { fatalError("cannot make the stop signal's pipe: errno \(errno)") }
+        // A flood of signals must never block the handler.
+        _ = fcntl(ends[1], F_SETFL, O_NONBLOCK)
+        stopSignalPipe = ends[1]
         for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stop.deliver(number) }
-            source.resume()
-            sources.append(source)
+            signal(number) { caught in
+                var byte = UInt8(truncatingIfNeeded: caught)
+                _ = write(stopSignalPipe, &byte, 1)
+            }
         }
-        // The sources live as long as the process; keep them from being released.
-        SignalSources.keep(sources)
+        let reader = ends[0]
+        let thread = Thread {
+            var byte: UInt8 = 0
+            while true {
+                let count = read(reader, &byte, 1)
+                if count == 1 {
+                    stop.deliver(Int32(byte))
+                } else if count < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
+        thread.name = "stop-signal"
+        thread.start()
         return stop
     }
 
@@ -112,11 +134,6 @@ public final class StopSignal: Sendable {
             if let caught { continuation.resume(returning: caught) }
         }
     }
-}
-
-enum SignalSources {
-    private static let kept = Locked([any DispatchSourceSignal]())
-    static func keep(_ sources: [any DispatchSourceSignal]) { kept.withLock { $0 += sources } }
 }
 
 /// `--scenario NAME|FILE`: a file is loaded (and checked) and selected by its name.
