@@ -50,20 +50,33 @@ public func listen(_ server: MockHTTPServer, stop: StopSignal) async throws -> B
     }
 }
 
-/// The pipe the signal handler writes each caught signal's number to; set once, before
-/// the handler is installed, and only read by it (`write(2)` is async-signal-safe).
-nonisolated(unsafe) private var stopSignalPipe: Int32 = -1
+/// The pipe the signal handler writes each caught signal's number to: made before the
+/// handler is installed, never changed, and only read by it (`write(2)` is
+/// async-signal-safe; a `let` needs no exclusivity check, which is not).
+private let stopSignalPipe: (read: Int32, write: Int32) = {
+    var ends: [Int32] = [-1, -1]
+    guard pipe(&ends) == 0 else { fatalError("cannot make the stop signal's pipe: errno \(errno)") }
+    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    // A flood of signals must never block the handler.
+    _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
+    return (ends[0], ends[1])
+}()
 
-/// SIGINT and SIGTERM, caught from the moment `install()` returns. Until `hold()`, a
-/// signal ends the process at once (status 128 + the signal), as with no handler: start-up
-/// has nothing to stop gracefully, and Ctrl-C must end one that hangs. After `hold()`, the
-/// first signal is kept for `next()`, which waits for it without blocking a thread.
+/// SIGINT and SIGTERM, caught from the moment `install()` returns (once per process).
+/// Until `hold()`, a signal ends the process at once (status 128 + the signal), as with no
+/// handler: start-up has nothing to stop gracefully, and Ctrl-C must end one that hangs.
+/// After `hold()`, the first signal is kept for `next()`, which waits for it without
+/// blocking a thread; a second one ends the process at once, for a graceful stop that hangs.
 ///
 /// A plain handler writes the signal to a pipe that a thread of its own reads: nothing is
 /// lost between installing and the first read. The usual `signal(_, SIG_IGN)` and a
 /// Dispatch signal source lost a signal sent in the moment before the source was armed
 /// (on Linux), and a server stayed up after SIGTERM; installed after listening, that was
-/// 7 of 15 starts in `CLITests`.
+/// 7 of 15 starts in `CLITests`. The reading thread unblocks both signals for itself:
+/// `install()` runs on a Swift concurrency worker thread, whose mask blocks them, and
+/// every thread started from there (NIO's, this one) inherits it, so on a platform whose
+/// main thread also has them blocked (a process exec'd from such a thread) no thread
+/// would take them.
 public final class StopSignal: Sendable {
     private struct State {
         var holding = false
@@ -76,19 +89,21 @@ public final class StopSignal: Sendable {
 
     public static func install() -> StopSignal {
         let stop = StopSignal()
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { fatalError("cannot make the stop signal's pipe: errno \(errno)") }
-        // A flood of signals must never block the handler.
-        _ = fcntl(ends[1], F_SETFL, O_NONBLOCK)
-        stopSignalPipe = ends[1]
+        let reader = stopSignalPipe.read
         for number in [SIGINT, SIGTERM] {
             signal(number) { caught in
+                let saved = errno
                 var byte = UInt8(truncatingIfNeeded: caught)
-                _ = write(stopSignalPipe, &byte, 1)
+                _ = write(stopSignalPipe.write, &byte, 1)
+                errno = saved
             }
         }
-        let reader = ends[0]
         let thread = Thread {
+            var wanted = sigset_t()
+            sigemptyset(&wanted)
+            sigaddset(&wanted, SIGINT)
+            sigaddset(&wanted, SIGTERM)
+            pthread_sigmask(SIG_UNBLOCK, &wanted, nil)
             var byte: UInt8 = 0
             while true {
                 let count = read(reader, &byte, 1)
@@ -97,11 +112,13 @@ public final class StopSignal: Sendable {
                 } else if count < 0 && errno == EINTR {
                     continue
                 } else {
+                    // Never expected; signals then act as if no handler were installed.
+                    signal(SIGINT, SIG_DFL)
+                    signal(SIGTERM, SIG_DFL)
                     return
                 }
             }
         }
-        thread.name = "stop-signal"
         thread.start()
         return stop
     }
@@ -113,8 +130,7 @@ public final class StopSignal: Sendable {
 
     private func deliver(_ number: Int32) {
         let (holding, waiters) = state.withLock { state -> (Bool, [CheckedContinuation<Int32, Never>]) in
-            guard state.holding else { return (false, []) }
-            guard state.signal == nil else { return (true, []) }
+            guard state.holding, state.signal == nil else { return (false, []) }
             state.signal = number
             defer { state.waiters = [] }
             return (true, state.waiters)

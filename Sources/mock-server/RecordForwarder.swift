@@ -42,6 +42,11 @@ struct RecordForwarder: ParsableCommand {
         let argv = [path] + arguments
         var pointers = argv.map { strdup($0) }
         pointers.append(nil)
+        // This runs on a Swift concurrency worker thread, whose mask blocks SIGINT and
+        // SIGTERM; an exec'd image keeps the mask, and would never see Ctrl-C.
+        var none = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, nil)
         execv(path, pointers)
         FileHandle.standardError.write(Data("error: cannot run \(path): \(String(cString: strerror(errno)))\n".utf8))
         Foundation.exit(1)

@@ -60,6 +60,24 @@ import FoundationNetworking
         }
     }
 
+    /// The first signal starts a graceful stop, which waits up to a second for a response
+    /// under way (here one that hangs); a second signal ends the process at once.
+    @Test func aSecondSignalEndsAGracefulStopAtOnce() async throws {
+        let child = try MockServerProcess(["--port", "0", "--scenario", "hang"])
+        let line = try #require(await child.firstLine())
+        let base = String(line.dropFirst("Listening on ".count))
+        let url = try #require(URL(string: base + "/menu"))
+        let request = Task { _ = try? await URLSession.shared.data(from: url) }
+        defer { request.cancel() }
+        try await Task.sleep(nanoseconds: 500_000_000)
+        child.signal(SIGTERM)
+        // Apart: two of one signal pending at once are delivered as one.
+        try await Task.sleep(nanoseconds: 200_000_000)
+        child.signal(SIGTERM)
+        let status = await child.waitForExit(timeout: 30)
+        #expect(status == 128 + SIGTERM, "exit status \(status)")
+    }
+
     @Test func portInUseIsOneLineAndStatus1() async throws {
         let first = try MockServerProcess(["--port", "0"])
         let line = try #require(await first.firstLine())

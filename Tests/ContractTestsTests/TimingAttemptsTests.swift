@@ -65,6 +65,36 @@ struct LateProvider: RestaurantProvider {
     func submitOrder(menuIDs: [Int]) async throws -> Int { try await reference.submitOrder(menuIDs: menuIDs) }
 }
 
+/// The reference provider, except that its first `lingering` calls of
+/// `menuItems(category:)` go on for `seconds` whatever a cancel says, as a call does on a
+/// machine too busy to act on the cancel in time. Each sends its request once.
+struct LingeringProvider: RestaurantProvider {
+    let reference: ReferenceRestaurantProvider
+    let lingering: Locked<Int>
+    let seconds: TimeInterval
+
+    func menuItems(category: String) async throws -> [RestaurantItem] {
+        let lingers = lingering.withLock { remaining -> Bool in
+            guard remaining > 0 else { return false }
+            remaining -= 1
+            return true
+        }
+        guard lingers else { return try await reference.menuItems(category: category) }
+        let (reference, seconds) = (self.reference, self.seconds)
+        // Unstructured: the caller's cancel does not reach it.
+        return try await Task {
+            let start = Date()
+            let items = try await reference.menuItems(category: category)
+            try await Task.sleep(nanoseconds: UInt64(max(0, seconds - Date().timeIntervalSince(start)) * 1_000_000_000))
+            return items
+        }.value
+    }
+
+    func categories() async throws -> [String] { try await reference.categories() }
+    func submitOrder(menuIDs: [Int]) async throws -> Int { try await reference.submitOrder(menuIDs: menuIDs) }
+    func imageData(from url: URL) async throws -> Data { try await reference.imageData(from: url) }
+}
+
 /// A provider whose timeout is shorter than the one given: it gives up on `menuItems`
 /// after `after` seconds, once the request went out.
 struct ShortTimeoutProvider: RestaurantProvider {
@@ -151,6 +181,33 @@ struct ShortTimeoutProvider: RestaurantProvider {
         let result = try #require(report.result(check))
         #expect(!result.passed, "\(report)")
         #expect(result.notes.isEmpty, "\(report)")
+    }
+
+    /// A cancelled call that was only slow to end (sent once) runs again; one that never
+    /// ends on a cancel fails every run, still marked timing.
+    @Test(arguments: [1, Int.max])
+    func aCancelActedOnLateIsTiming(lingering: Int) async throws {
+        let check = "restaurant.menu.cancellation"
+        var configuration = configuration()
+        configuration.timingAttempts = 2
+        let remaining = Locked(lingering)
+        let report = await withTestGate(exclusive: lingering == 1) {
+            await RestaurantContract.suite(configuration).only([check]).run {
+                LingeringProvider(reference: ReferenceRestaurantProvider(context: $0), lingering: remaining, seconds: 4)
+            }
+        }
+        let result = try #require(report.result(check))
+        #expect(result.notes.count == 1, "\(report)")
+        #expect(result.notes.first?.contains("the cancel never reached the request") == true, "\(report)")
+        if lingering == 1 {
+            #expect(result.passed, "\(report)")
+        } else {
+            guard case .failed(let violation) = result.outcome else {
+                Issue.record("expected a failure: \(report)")
+                return
+            }
+            #expect(violation.isTimingOnly, "\(report)")
+        }
     }
 
     /// A call that sent its request more than once and then timed out is not late: its

@@ -137,8 +137,14 @@ public enum CommonChecks {
                                 + "— a cancelled request (URLError.cancelled, CancellationError) is not a failure to retry")
             }
             if outcome.isStillRunning { problems.append("after the cancel the call \(outcome.summary) — the cancel never reached the request") }
-            try run.require(problems.isEmpty, "\(call), cancelled while the server answers slowly, to end and send nothing more",
-                            actual: "the call \(outcome.summary) after being cancelled", differences: problems)
+            guard problems.isEmpty else {
+                var violation = run.expectations.violation("\(call), cancelled while the server answers slowly, to end and send nothing more",
+                                                           actual: "the call \(outcome.summary) after being cancelled", differences: problems)
+                // Sent once and only slow to end: a busy machine can hold a cancel's effect
+                // past the wait; a provider that ignores cancels is still running every time.
+                violation.isTimingOnly = sent == 1 && problems.count == 1 && outcome.isStillRunning
+                throw violation
+            }
         }
     }
 
