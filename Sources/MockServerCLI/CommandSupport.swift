@@ -129,13 +129,14 @@ public final class StopSignal: Sendable {
     }
 
     private func deliver(_ number: Int32) {
-        let (holding, waiters) = state.withLock { state -> (Bool, [CheckedContinuation<Int32, Never>]) in
-            guard state.holding, state.signal == nil else { return (false, []) }
+        let waiters = state.withLock { state -> [CheckedContinuation<Int32, Never>] in
+            // Inside the lock: once the exit is decided, `hold()` cannot return and let
+            // `listen` print its line.
+            guard state.holding, state.signal == nil else { _exit(128 + number) }
             state.signal = number
             defer { state.waiters = [] }
-            return (true, state.waiters)
+            return state.waiters
         }
-        guard holding else { _exit(128 + number) }
         for waiter in waiters { waiter.resume(returning: number) }
     }
 

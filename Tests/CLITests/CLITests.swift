@@ -69,13 +69,22 @@ import FoundationNetworking
         let url = try #require(URL(string: base + "/menu"))
         let request = Task { _ = try? await URLSession.shared.data(from: url) }
         defer { request.cancel() }
-        try await Task.sleep(nanoseconds: 500_000_000)
-        child.signal(SIGTERM)
-        // Apart: two of one signal pending at once are delivered as one.
-        try await Task.sleep(nanoseconds: 200_000_000)
-        child.signal(SIGTERM)
-        let status = await child.waitForExit(timeout: 30)
-        #expect(status == 128 + SIGTERM, "exit status \(status)")
+        try await withTestGate(exclusive: true) {
+            // The hung request is under way once the journal has it.
+            let journal = try #require(URL(string: base + "/__admin/requests"))
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline {
+                let (data, _) = try await URLSession.shared.data(from: journal)
+                if String(decoding: data, as: UTF8.self).contains("/menu") { break }
+                try await Task.sleep(nanoseconds: 20_000_000)
+            }
+            child.signal(SIGTERM)
+            // Apart: two of one signal pending at once are delivered as one.
+            try await Task.sleep(nanoseconds: 200_000_000)
+            child.signal(SIGTERM)
+            let status = await child.waitForExit(timeout: 30)
+            #expect(status == 128 + SIGTERM, "exit status \(status)")
+        }
     }
 
     @Test func portInUseIsOneLineAndStatus1() async throws {

@@ -29,6 +29,13 @@ import Testing
         #expect(!RegexSyntax.isPlainlyValid(pattern))
     }
 
+    /// A pattern longer than ICU's compiled-program limit allows is ICU's to refuse.
+    @Test func aVeryLongPatternIsLeftToICU() {
+        #expect(!RegexSyntax.isPlainlyValid(String(repeating: ".", count: 16_777_200)))
+        #expect(!RegexSyntax.isPlainlyValid(String(repeating: "a", count: 4097)))
+        #expect(RegexSyntax.isPlainlyValid(String(repeating: "a", count: 4096)))
+    }
+
     /// Patterns built at random from the pieces of the syntax, valid or not: ICU compiles
     /// every one the subset accepts, and the subset accepts enough of them to matter.
     @Test func nothingAcceptedIsRefusedByICU() {

@@ -14,6 +14,8 @@
 /// that nothing this accepts is refused by ICU.
 enum RegexSyntax {
     static func isPlainlyValid(_ pattern: String) -> Bool {
+        // ICU refuses a compiled program past 2^24 units: a long pattern is ICU's to judge.
+        guard pattern.utf8.count <= 4096 else { return false }
         var parser = Parser(bytes: Array(pattern.utf8))
         return parser.alternation(depth: 0) && parser.index == parser.bytes.count
     }
