@@ -66,7 +66,7 @@ private let stopSignalPipe: (read: Int32, write: Int32) = {
 /// Until `hold()`, a signal ends the process at once (status 128 + the signal), as with no
 /// handler: start-up has nothing to stop gracefully, and Ctrl-C must end one that hangs.
 /// After `hold()`, the first signal is kept for `next()`, which waits for it without
-/// blocking a thread; a second one ends the process at once, for a graceful stop that hangs.
+/// blocking a thread.
 ///
 /// A plain handler writes the signal to a pipe that a thread of its own reads: nothing is
 /// lost between installing and the first read. The usual `signal(_, SIG_IGN)` and a
@@ -132,7 +132,8 @@ public final class StopSignal: Sendable {
         let waiters = state.withLock { state -> [CheckedContinuation<Int32, Never>] in
             // Inside the lock: once the exit is decided, `hold()` cannot return and let
             // `listen` print its line.
-            guard state.holding, state.signal == nil else { _exit(128 + number) }
+            guard state.holding else { _exit(128 + number) }
+            guard state.signal == nil else { return [] }
             state.signal = number
             defer { state.waiters = [] }
             return state.waiters

@@ -193,7 +193,7 @@ struct ShortTimeoutProvider: RestaurantProvider {
         let remaining = Locked(lingering)
         let report = await withTestGate(exclusive: lingering == 1) {
             await RestaurantContract.suite(configuration).only([check]).run {
-                LingeringProvider(reference: ReferenceRestaurantProvider(context: $0), lingering: remaining, seconds: 4)
+                LingeringProvider(reference: ReferenceRestaurantProvider(context: $0), lingering: remaining, seconds: 30)
             }
         }
         let result = try #require(report.result(check))
