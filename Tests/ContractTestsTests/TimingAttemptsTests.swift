@@ -167,10 +167,7 @@ struct ShortTimeoutProvider: RestaurantProvider {
     func aCheckLateEveryTimeFails(check: String) async throws {
         let report = await withTestGate(exclusive: false) { await run(check, lateCalls: .max, attempts: 2) }
         let result = try #require(report.result(check))
-        guard case .failed(let violation) = result.outcome else {
-            Issue.record("expected a failure: \(report)")
-            return
-        }
+        guard let violation = Self.failure(of: result, in: report) else { return }
         #expect(violation.isTimingOnly, "\(report)")
         #expect(result.notes.count == 1, "\(report)")
     }
@@ -202,10 +199,7 @@ struct ShortTimeoutProvider: RestaurantProvider {
         if lingering == 1 {
             #expect(result.passed, "\(report)")
         } else {
-            guard case .failed(let violation) = result.outcome else {
-                Issue.record("expected a failure: \(report)")
-                return
-            }
+            guard let violation = Self.failure(of: result, in: report) else { return }
             #expect(violation.isTimingOnly, "\(report)")
         }
     }
@@ -223,10 +217,7 @@ struct ShortTimeoutProvider: RestaurantProvider {
             }
         }
         let result = try #require(report.result(check))
-        guard case .failed(let violation) = result.outcome else {
-            Issue.record("expected a failure: \(report)")
-            return
-        }
+        guard let violation = Self.failure(of: result, in: report) else { return }
         #expect(!violation.isTimingOnly, "\(report)")
         #expect(result.notes.isEmpty, "\(report)")
     }
@@ -239,10 +230,7 @@ struct ShortTimeoutProvider: RestaurantProvider {
             }
         }
         let result = try #require(report.result(check))
-        guard case .failed(let violation) = result.outcome else {
-            Issue.record("expected a failure: \(report)")
-            return
-        }
+        guard let violation = Self.failure(of: result, in: report) else { return }
         #expect(!violation.isTimingOnly, "\(report)")
         #expect(result.notes.isEmpty, "\(report)")
         #expect(violation.actual.contains("is the timeout shorter than the one given?"), "\(report)")
@@ -260,6 +248,15 @@ struct ShortTimeoutProvider: RestaurantProvider {
         #expect(!late(URLError(.cancelled), 1.5, 1))
         #expect(!late(CancellationError(), 1.5, 1))
         #expect(!late(DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "late")), 1.5, 1))
+    }
+
+    /// The check's violation; an issue, and nil, when it did not fail.
+    static func failure(of result: ContractReport.Result, in report: ContractReport) -> ContractViolation? {
+        guard case .failed(let violation) = result.outcome else {
+            Issue.record("expected a failure: \(report)")
+            return nil
+        }
+        return violation
     }
 
     /// A provider's own error around a URLError.
