@@ -163,7 +163,7 @@ public struct CheckRun<Provider: Sendable>: Sendable {
     /// no sooner than the timeout URLSession keeps of `timeout`.
     static func isLateTimeout(_ error: any Error, after seconds: TimeInterval, timeout: TimeInterval) -> Bool {
         guard let urlError = (error as? URLError) ?? wrappedURLError(in: error, depth: 3), urlError.code == .timedOut else { return false }
-        return seconds >= CommonChecks.effectiveTimeout(timeout) - CommonChecks.timerTolerance
+        return CommonChecks.isNoSooner(seconds, than: timeout)
     }
 
     /// How a call ended, without waiting longer than `limit` seconds: a call that is still
@@ -296,7 +296,7 @@ public enum CallOutcome<T: Sendable>: Sendable {
     /// keeps of `timeout`: late, where a timeout shorter than the one given fires early.
     public func isLateTimeout(_ timeout: TimeInterval) -> Bool {
         guard case .threw(let error, let seconds) = self, error.contains("(timedOut)") else { return false }
-        return seconds >= CommonChecks.effectiveTimeout(timeout) - CommonChecks.timerTolerance
+        return CommonChecks.isNoSooner(seconds, than: timeout)
     }
 
     public var summary: String {

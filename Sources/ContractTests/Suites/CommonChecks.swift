@@ -161,6 +161,12 @@ public enum CommonChecks {
         #endif
     }
 
+    /// `seconds` is no sooner than the timeout URLSession keeps of `timeout`, within the
+    /// timer's tolerance: a timeout that fired then was the one given, late.
+    static func isNoSooner(_ seconds: TimeInterval, than timeout: TimeInterval) -> Bool {
+        seconds >= effectiveTimeout(timeout) - timerTolerance
+    }
+
     /// A slow response that arrives within the timeout still succeeds.
     public static func slowButInTime<P: Sendable, T: Sendable>(
         _ id: String, call: String, pattern: RequestPattern, delay: TimeInterval,

@@ -59,12 +59,11 @@ public enum ImageCacheChecks {
                 try await run.expectations.expect(get(paths[2]), .exactly(2), "the retry after a 500 must reach the server, not a cached failure")
                 guard case .returned(let data, _) = retry, !data.isEmpty else {
                     // The retry reached the server: a late timeout is the machine's, not a cached failure.
-                    if retry.isLateTimeout(run.timeout) {
-                        var violation = run.expectations.violation("the retry to return the image", actual: retry.summary)
-                        violation.isTimingOnly = true
-                        throw violation
-                    }
-                    throw run.expectations.violation("the retry to return the image", actual: retry.summary + " — was the failure cached?")
+                    let late = retry.isLateTimeout(run.timeout)
+                    var violation = run.expectations.violation("the retry to return the image",
+                                                               actual: retry.summary + (late ? "" : " — was the failure cached?"))
+                    violation.isTimingOnly = late
+                    throw violation
                 }
             },
             ContractCheck("\(prefix).cancellation", .required,
