@@ -9,15 +9,16 @@ struct APIs: Sendable {
     /// never check a request: a per-test server starts without building them).
     let conformance: LazyConformance
 
-    init(_ set: FixtureSet, _ configuration: EngineConfiguration) {
+    /// `starts`: what engines sharing `set` start from (`StartingStates`), nil to make it here.
+    init(_ set: FixtureSet, _ configuration: EngineConfiguration, starts: StartingStates?) {
         restaurant = set.restaurant.map {
             RestaurantSimulator(fixtures: $0, variant: configuration.restaurantVariant, imageCacheControl: configuration.imageCacheControl,
-                                strict: configuration.strict)
+                                strict: configuration.strict, starts: starts)
         }
         openMarket = set.openMarket.map {
             OpenMarketSimulator(fixtures: $0, variant: configuration.openMarketVariant, seed: configuration.seed,
                                 timeSource: configuration.timeSource, imageCacheControl: configuration.imageCacheControl,
-                                strict: configuration.strict)
+                                strict: configuration.strict, starts: starts)
         }
         router = Router(routes: (restaurant?.routes ?? []) + (openMarket?.routes ?? []))
         // Only what the documents need: journal entries hold this, and a closure holding the

@@ -15,7 +15,9 @@ public final class MockEngine: Responder {
     /// Network-condition profiles: the server's, each session's, and per request.
     public let network: NetworkConditions
     private let live: LiveAPIs
-    private let preloaded: Locked<Preloaded>
+    /// The fixtures now served; `shared` while they are the `Preloaded` the configuration
+    /// gave (its `StartingStates` then serve this engine's resets too).
+    private let preloaded: Locked<(value: Preloaded, shared: Bool)>
 
     public var timeSource: any TimeSource { configuration.timeSource }
 
@@ -24,9 +26,10 @@ public final class MockEngine: Responder {
         self.configuration = configuration
         let preloaded: Preloaded
         if let given = configuration.preloaded { preloaded = given } else { preloaded = try Preloaded.load(configuration) }
-        self.preloaded = Locked(preloaded)
+        let shared = configuration.preloaded != nil
+        self.preloaded = Locked((preloaded, shared))
         let library = try Self.library(preloaded, configuration)
-        live = LiveAPIs(APIs(preloaded.fixtures, configuration))
+        live = LiveAPIs(APIs(preloaded.fixtures, configuration, starts: shared ? preloaded.starts : nil))
         scenarios = ScenarioEngine(inner: live, library: library, current: configuration.scenario,
                                    seed: configuration.seed, timeScale: configuration.timeScale)
         journal = Journal(capacity: configuration.journalCapacity, bodyLimit: configuration.journalBodyLimit,
@@ -215,7 +218,8 @@ public final class MockEngine: Responder {
     /// Back to the fixtures: a new Open Market catalogue (creates, edits and deletes are
     /// gone) and fresh scenario states in every session.
     public func resetState() {
-        live.replace(APIs(preloaded.current.fixtures, configuration))
+        let (current, shared) = preloaded.current
+        live.replace(APIs(current.fixtures, configuration, starts: shared ? current.starts : nil))
         scenarios.reset()
         events.publish("state", ["change": "reset"])
     }
@@ -227,8 +231,8 @@ public final class MockEngine: Responder {
         reload.preloaded = nil
         let fresh = try Preloaded.load(reload)
         let library = try Self.library(fresh, configuration)
-        preloaded.withLock { $0 = fresh }
-        live.replace(APIs(fresh.fixtures, configuration))
+        preloaded.withLock { $0 = (fresh, false) }
+        live.replace(APIs(fresh.fixtures, configuration, starts: nil))
         scenarios.replaceLibrary(library)
         events.publish("state", ["change": "reloaded", "scenarios": .array(library.names.map(JSONValue.string))])
     }
@@ -285,6 +289,8 @@ struct EngineSnapshot: Codable {
 public struct Preloaded: Sendable {
     public let fixtures: FixtureSet
     public let scenarios: [Scenario]
+    /// What the engines sharing these fixtures each start from, made once (`StartingStates`).
+    let starts = StartingStates()
 
     public init(fixtures: FixtureSet, scenarios: [Scenario] = []) {
         self.fixtures = fixtures

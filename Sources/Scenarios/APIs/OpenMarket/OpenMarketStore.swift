@@ -59,8 +59,20 @@ final class OpenMarketStore: Sendable {
     let wire: ProductWire
     private let state: Locked<State>
 
-    init(fixtures: OpenMarketFixtures, variant: OpenMarketVariant, seed: UInt64) {
-        wire = ProductWire(variant: variant, vendors: Dictionary(fixtures.vendors.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }))
+    init(fixtures: OpenMarketFixtures, variant: OpenMarketVariant, seed: UInt64, starts: StartingStates? = nil) {
+        let start = starts?.openMarket(variant, seed: seed) { Self.start(fixtures, variant, seed) } ?? Self.start(fixtures, variant, seed)
+        wire = start.wire
+        state = Locked(start.state)
+    }
+
+    /// A store's first state, the same for every store of these fixtures, variant and seed.
+    struct Start: Sendable {
+        let wire: ProductWire
+        let state: State
+    }
+
+    static func start(_ fixtures: OpenMarketFixtures, _ variant: OpenMarketVariant, _ seed: UInt64) -> Start {
+        let wire = ProductWire(variant: variant, vendors: Dictionary(fixtures.vendors.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }))
         var state = State(random: SeededRandom(seed: seed, stream: "openmarket"))
         state.images = fixtures.images
         for fixture in fixtures.products {
@@ -78,7 +90,7 @@ final class OpenMarketStore: Sendable {
         }
         state.order = state.entries.keys.sorted(by: >)
         state.nextProductID = (state.order.first ?? 0) + 1
-        self.state = Locked(state)
+        return Start(wire: wire, state: state)
     }
 
     /// A random token like a UUID, from the seeded generator.

@@ -17,27 +17,49 @@ public struct RestaurantSimulator: Sendable {
 
     public init(fixtures: RestaurantFixtures, variant: RestaurantVariant = .original,
                 imageCacheControl: String = "public, max-age=3600", strict: Bool = false) {
+        self.init(fixtures: fixtures, variant: variant, imageCacheControl: imageCacheControl, strict: strict, starts: nil)
+    }
+
+    /// `starts` keeps the encoded bodies for the next simulator made from the same fixtures.
+    init(fixtures: RestaurantFixtures, variant: RestaurantVariant, imageCacheControl: String, strict: Bool, starts: StartingStates?) {
         self.fixtures = fixtures
         self.variant = variant
         self.imageCacheControl = imageCacheControl
         self.strict = strict
-        let categoryByName = Dictionary(fixtures.categories.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let bodies = starts?.restaurant(variant) { Bodies(fixtures, variant) } ?? Bodies(fixtures, variant)
+        categoriesBody = bodies.categories
+        allItems = bodies.allItems
+        itemsByCategory = bodies.itemsByCategory
+        emptyItems = bodies.emptyItems
+        prepTimes = bodies.prepTimes
+    }
 
-        switch variant {
-        case .original, .vapor8090:
-            categoriesBody = JSONCoding.encode(["categories": fixtures.categories.map(\.name)])
-        case .community:
-            categoriesBody = JSONCoding.encode(["categories": fixtures.categories])
+    /// What a variant's answers are made of, encoded once from the fixtures.
+    struct Bodies: Sendable {
+        let categories: Data
+        let allItems: BodyTemplate
+        let itemsByCategory: [String: BodyTemplate]
+        let emptyItems: Data
+        let prepTimes: [Int: Int]
+
+        init(_ fixtures: RestaurantFixtures, _ variant: RestaurantVariant) {
+            let categoryByName = Dictionary(fixtures.categories.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            switch variant {
+            case .original, .vapor8090:
+                categories = JSONCoding.encode(["categories": fixtures.categories.map(\.name)])
+            case .community:
+                categories = JSONCoding.encode(["categories": fixtures.categories])
+            }
+            func render(_ items: [RestaurantFixtures.MenuItem]) -> BodyTemplate {
+                BodyTemplate(encoding: ["items": items.map { WireItem($0, variant: variant, category: categoryByName[$0.category]) }])
+            }
+            allItems = render(fixtures.items)
+            itemsByCategory = Dictionary(uniqueKeysWithValues: fixtures.categories.map { category in
+                (category.name, render(fixtures.items.filter { $0.category == category.name }))
+            })
+            emptyItems = JSONCoding.encode(["items": [WireItem]()])
+            prepTimes = Dictionary(fixtures.items.map { ($0.id, $0.estimatedPrepTime) }, uniquingKeysWith: { first, _ in first })
         }
-        func render(_ items: [RestaurantFixtures.MenuItem]) -> BodyTemplate {
-            BodyTemplate(encoding: ["items": items.map { WireItem($0, variant: variant, category: categoryByName[$0.category]) }])
-        }
-        allItems = render(fixtures.items)
-        itemsByCategory = Dictionary(uniqueKeysWithValues: fixtures.categories.map { category in
-            (category.name, render(fixtures.items.filter { $0.category == category.name }))
-        })
-        emptyItems = JSONCoding.encode(["items": [WireItem]()])
-        prepTimes = Dictionary(fixtures.items.map { ($0.id, $0.estimatedPrepTime) }, uniquingKeysWith: { first, _ in first })
     }
 
     public var routes: [Route] {

@@ -1,0 +1,92 @@
+import Foundation
+import MockFixtures
+import Testing
+@testable import Scenarios
+
+/// Engines sharing one `Preloaded` (a server per test) make the Restaurant's bodies and
+/// the Open Market's starting catalogue once (`StartingStates`), and each still starts
+/// from the fixtures, whatever the engines before it changed.
+@Suite struct StartingStatesTests {
+    static let shared = Result { try Preloaded.load(EngineConfiguration(fixturesDirectory: MockFixtures.directory)) }
+
+    static func engine(_ preloaded: Preloaded?, restaurant: RestaurantVariant = .original, openMarket: OpenMarketVariant = .jan2022,
+                       seed: UInt64 = 0) throws -> MockEngine {
+        try MockEngine(configuration: EngineConfiguration(fixturesDirectory: MockFixtures.directory, restaurantVariant: restaurant,
+                                                          openMarketVariant: openMarket, seed: seed, preloaded: preloaded))
+    }
+
+    /// The engine's Open Market catalogue (products with their delete tokens, counters, the
+    /// generator, uploads), as `--state` saves it.
+    static func state(_ engine: MockEngine) throws -> JSONValue {
+        try #require(JSONValue(parsing: engine.snapshot())?["openMarket"])
+    }
+
+    static func body(_ engine: MockEngine, _ uri: String) -> Data {
+        engine.respond(to: makeRequest("GET", uri)).body
+    }
+
+    /// Removes the newest product and draws from the store's generator, as a delete and a
+    /// create would.
+    static func change(_ engine: MockEngine) throws {
+        let store = try #require(engine.openMarket).store
+        store.withState { state in
+            let newest = state.order.removeFirst()
+            state.entries[newest] = nil
+            _ = state.random.next()
+        }
+    }
+
+    @Test func enginesSharingFixturesMakeTheirStartsOnce() throws {
+        let preloaded = Preloaded(fixtures: try Self.shared.get().fixtures)
+        #expect(preloaded.starts.counts.restaurant == 0 && preloaded.starts.counts.openMarket == 0)
+        for _ in 0..<3 { _ = try Self.engine(preloaded) }
+        #expect(preloaded.starts.counts.restaurant == 1 && preloaded.starts.counts.openMarket == 1)
+        _ = try Self.engine(preloaded, openMarket: .late2022)
+        _ = try Self.engine(preloaded, restaurant: .community)
+        #expect(preloaded.starts.counts.restaurant == 2 && preloaded.starts.counts.openMarket == 2)
+    }
+
+    @Test func eachEngineStartsFromTheFixturesWhateverTheOneBeforeChanged() throws {
+        let preloaded = Preloaded(fixtures: try Self.shared.get().fixtures)
+        let own = try Self.engine(nil)
+        let first = try Self.engine(preloaded)
+        try Self.change(first)
+        #expect(try Self.state(first) != Self.state(own))
+        _ = Self.body(first, "/api/products?page_no=1&items_per_page=5")
+
+        let second = try Self.engine(preloaded)
+        #expect(try Self.state(second) == Self.state(own))
+        #expect(Self.body(second, "/api/products?page_no=1&items_per_page=5") == Self.body(own, "/api/products?page_no=1&items_per_page=5"))
+        #expect(Self.body(second, "/api/products/1") == Self.body(own, "/api/products/1"))
+        #expect(Self.body(second, "/menu") == Self.body(own, "/menu"))
+        #expect(Self.body(second, "/categories") == Self.body(own, "/categories"))
+
+        // A reset goes back to the same start.
+        try Self.change(second)
+        second.resetState()
+        #expect(try Self.state(second) == Self.state(own))
+    }
+
+    @Test func eachVariantAndSeedHasItsOwnStart() throws {
+        let preloaded = Preloaded(fixtures: try Self.shared.get().fixtures)
+        for (restaurant, openMarket, seed) in [(RestaurantVariant.community, OpenMarketVariant.late2022, UInt64(0)),
+                                                (.vapor8090, .legacyDates, 7), (.original, .jan2022, 7)] {
+            let sharing = try Self.engine(preloaded, restaurant: restaurant, openMarket: openMarket, seed: seed)
+            let own = try Self.engine(nil, restaurant: restaurant, openMarket: openMarket, seed: seed)
+            #expect(try Self.state(sharing) == Self.state(own), "\(openMarket), seed \(seed)")
+            #expect(Self.body(sharing, "/menu") == Self.body(own, "/menu"), "\(restaurant)")
+            #expect(Self.body(sharing, "/categories") == Self.body(own, "/categories"), "\(restaurant)")
+        }
+    }
+
+    @Test func theOpenMarketStartsAreBounded() throws {
+        let preloaded = Preloaded(fixtures: try Self.shared.get().fixtures)
+        let limit = StartingStates.openMarketLimit
+        for seed in 0..<UInt64(limit + 3) {
+            let sharing = try Self.engine(preloaded, seed: seed)
+            #expect(preloaded.starts.counts.openMarket <= limit)
+            #expect(try Self.state(sharing) == Self.state(Self.engine(nil, seed: seed)), "seed \(seed)")
+        }
+        #expect(preloaded.starts.counts.openMarket == 3)   // emptied at the limit, then three more kept
+    }
+}
