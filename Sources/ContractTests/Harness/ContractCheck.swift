@@ -40,6 +40,15 @@ public struct ContractCheck<Provider: Sendable>: Sendable, Identifiable {
         self.network = network
         self.body = body
     }
+
+    /// Whether the check waits on the clock: one of its scenarios never answers (the
+    /// provider's timeout runs out) or answers late. A suite starts these first.
+    var waits: Bool {
+        scenarios.contains { scenario in
+            scenario.defaults.latency != nil
+                || scenario.rules.contains { $0.responses.outcomes.contains { $0.fault == .hang || $0.latency != nil } }
+        }
+    }
 }
 
 /// Another run of a check, on its own server, and how to stop it.

@@ -115,7 +115,10 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
             }
             return ContractReport(suite: name, results: results, duration: Date().timeIntervalSince(start))
         }
-        let indexed = Array(checks.enumerated())
+        // The checks that wait on the clock first, each group in its order: a suite lasts as
+        // long as its slowest chain, and a long wait started in the last batch would add to
+        // everything before it. Results keep the suite's order.
+        let indexed = Array(checks.enumerated()).filter(\.element.waits) + Array(checks.enumerated()).filter { !$0.element.waits }
         var results: [(Int, ContractReport.Result)] = []
         await withTaskGroup(of: (Int, ContractReport.Result).self) { group in
             var next = 0

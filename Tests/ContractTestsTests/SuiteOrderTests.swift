@@ -1,0 +1,37 @@
+import ContractTests
+import Foundation
+import MockFixtures
+import Scenarios
+import Testing
+
+/// A suite starts the checks that wait on the clock (a hang, a delay) before the others,
+/// so a long wait never starts in the last batch; its report keeps the suite's order.
+@Suite struct SuiteOrderTests {
+    struct NoProvider: Sendable {}
+    typealias Check = ContractCheck<NoProvider>
+
+    static func check(_ id: String, _ scenarios: [Scenario] = [], started: Locked<[String]>) -> Check {
+        Check(id, .required, id, scenarios: scenarios) { _ in started.withLock { $0.append(id) } }
+    }
+
+    @Test func checksThatWaitStartFirst() async throws {
+        let started = Locked<[String]>([])
+        let hang = Scenario(name: "hang", rules: [Rule("hang", .get("/menu"), always: .fault(.hang))])
+        let slow = Scenario(name: "slow", rules: [Rule("slow", .get("/menu"), always: Outcome.simulator.delayed(.fixed(0.5)))])
+        let slowByDefault = Scenario(name: "slow-default", defaults: .init(latency: .fixed(0.5)), rules: [])
+        let stub = Scenario(name: "stub", rules: [Rule("stub", .get("/menu"), always: .status(500, json: ["error": true]))])
+        let checks = [
+            Self.check("a", started: started),
+            Self.check("b", [stub], started: started),
+            Self.check("c", [hang], started: started),
+            Self.check("d", started: started),
+            Self.check("e", [stub, slow], started: started),
+            Self.check("f", [slowByDefault], started: started),
+        ]
+        let configuration = SuiteConfiguration(fixturesDirectory: MockFixtures.directory, parallelism: 1)
+        let report = await ContractSuite(name: "order", checks: checks, configuration: configuration).run { _ in NoProvider() }
+        #expect(report.passed, "\(report)")
+        #expect(started.current == ["c", "e", "f", "a", "b", "d"])
+        #expect(report.results.map(\.id) == ["a", "b", "c", "d", "e", "f"])
+    }
+}
