@@ -102,7 +102,8 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
         return copy
     }
 
-    /// Runs every check against providers made by `makeProvider`, one per check.
+    /// Runs every check against providers made by `makeProvider`, one per check. The checks
+    /// that wait on the clock (a hang, a delay) start first; the report keeps the suite's order.
     public func run(_ makeProvider: @escaping @Sendable (ProviderContext) async throws -> Provider) async -> ContractReport {
         let start = Date()
         // Fixtures and scenario files are read once; each check's engine builds its own state from them.
