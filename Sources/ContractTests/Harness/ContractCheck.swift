@@ -41,12 +41,15 @@ public struct ContractCheck<Provider: Sendable>: Sendable, Identifiable {
         self.body = body
     }
 
-    /// Whether the check waits on the clock: one of its scenarios never answers (the
-    /// provider's timeout runs out) or answers late. A suite starts these first.
+    /// Whether the check waits on the clock: it plays a network profile, or one of its
+    /// scenarios never answers (the provider's timeout runs out), answers late or slowly,
+    /// or slows the TLS handshake. A suite starts these first.
     var waits: Bool {
-        scenarios.contains { scenario in
-            scenario.defaults.latency != nil
-                || scenario.rules.contains { $0.responses.outcomes.contains { $0.fault == .hang || $0.latency != nil } }
+        network != nil || scenarios.contains { scenario in
+            scenario.defaults.latency != nil || scenario.defaults.throttle != nil || scenario.tls?.fault == .slowHandshake
+                || scenario.rules.contains { rule in
+                    rule.responses.outcomes.contains { $0.fault == .hang || $0.latency != nil || $0.throttle != nil }
+                }
         }
     }
 }
