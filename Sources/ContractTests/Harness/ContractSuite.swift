@@ -103,7 +103,7 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
     }
 
     /// Runs every check against providers made by `makeProvider`, one per check. The checks
-    /// that wait on the clock (a hang, a delay) start first; the report keeps the suite's order.
+    /// that wait on the clock (`ContractCheck.waits`) start first; the report keeps the suite's order.
     public func run(_ makeProvider: @escaping @Sendable (ProviderContext) async throws -> Provider) async -> ContractReport {
         let start = Date()
         // Fixtures and scenario files are read once; each check's engine builds its own state from them.
@@ -119,7 +119,8 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
         // The checks that wait on the clock first, each group in its order: a suite lasts as
         // long as its slowest chain, and a long wait started in the last batch would add to
         // everything before it. Results keep the suite's order.
-        let indexed = Array(checks.enumerated()).filter(\.element.waits) + Array(checks.enumerated()).filter { !$0.element.waits }
+        let numbered = Array(checks.enumerated())
+        let indexed = numbered.filter(\.element.waits) + numbered.filter { !$0.element.waits }
         var results: [(Int, ContractReport.Result)] = []
         await withTaskGroup(of: (Int, ContractReport.Result).self) { group in
             var next = 0

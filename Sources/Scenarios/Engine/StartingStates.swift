@@ -30,26 +30,25 @@ final class StartingStates: Sendable {
 
     init() {}
 
-    /// The bodies kept for `variant`, or `make()`'s, kept. Made outside the lock: two
-    /// engines starting at once may both make them, and the first kept wins.
+    /// The bodies kept for `variant`, or `make()`'s, kept.
     func restaurant(_ variant: RestaurantVariant, make: () -> RestaurantSimulator.Bodies) -> RestaurantSimulator.Bodies {
-        if let kept = restaurant.withLock({ $0[variant] }) { return kept }
-        let made = make()
-        return restaurant.withLock { kept in
-            if let earlier = kept[variant] { return earlier }
-            kept[variant] = made
-            return made
-        }
+        Self.kept(variant, in: restaurant, limit: nil, make: make)
     }
 
     /// The starting catalogue kept for `variant` and `seed`, or `make()`'s, kept.
     func openMarket(_ variant: OpenMarketVariant, seed: UInt64, make: () -> OpenMarketStore.Start) -> OpenMarketStore.Start {
-        let key = OpenMarketKey(variant: variant, seed: seed)
-        if let kept = openMarket.withLock({ $0[key] }) { return kept }
+        Self.kept(OpenMarketKey(variant: variant, seed: seed), in: openMarket, limit: Self.openMarketLimit, make: make)
+    }
+
+    /// Made outside the lock: two engines starting at once may both make it, and the first
+    /// kept wins. A table at `limit` is emptied before the next is kept.
+    private static func kept<Key: Hashable, Value>(_ key: Key, in table: Locked<[Key: Value]>, limit: Int?,
+                                                   make: () -> Value) -> Value {
+        if let kept = table.withLock({ $0[key] }) { return kept }
         let made = make()
-        return openMarket.withLock { kept in
+        return table.withLock { kept in
             if let earlier = kept[key] { return earlier }
-            if kept.count >= Self.openMarketLimit { kept.removeAll() }
+            if let limit, kept.count >= limit { kept.removeAll() }
             kept[key] = made
             return made
         }

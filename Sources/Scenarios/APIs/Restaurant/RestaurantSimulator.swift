@@ -9,11 +9,7 @@ public struct RestaurantSimulator: Sendable {
     /// Today's validating answers instead of the variant's own leniency.
     public let strict: Bool
 
-    let categoriesBody: Data
-    let allItems: BodyTemplate
-    let itemsByCategory: [String: BodyTemplate]
-    let emptyItems: Data
-    let prepTimes: [Int: Int]
+    let bodies: Bodies
 
     public init(fixtures: RestaurantFixtures, variant: RestaurantVariant = .original,
                 imageCacheControl: String = "public, max-age=3600", strict: Bool = false) {
@@ -26,12 +22,7 @@ public struct RestaurantSimulator: Sendable {
         self.variant = variant
         self.imageCacheControl = imageCacheControl
         self.strict = strict
-        let bodies = starts?.restaurant(variant) { Bodies(fixtures, variant) } ?? Bodies(fixtures, variant)
-        categoriesBody = bodies.categories
-        allItems = bodies.allItems
-        itemsByCategory = bodies.itemsByCategory
-        emptyItems = bodies.emptyItems
-        prepTimes = bodies.prepTimes
+        bodies = starts?.restaurant(variant) { Bodies(fixtures, variant) } ?? Bodies(fixtures, variant)
     }
 
     /// What a variant's answers are made of, encoded once from the fixtures.
@@ -64,7 +55,7 @@ public struct RestaurantSimulator: Sendable {
 
     public var routes: [Route] {
         [
-            Route("restaurant.categories", .get("/categories")) { _, _ in .json(200, categoriesBody) },
+            Route("restaurant.categories", .get("/categories")) { _, _ in .json(200, bodies.categories) },
             Route("restaurant.menu", .get("/menu")) { request, _ in menu(request) },
             Route("restaurant.order", .post("/order")) { request, _ in order(request) },
             Route("restaurant.image", .get("/images/{file}")) { request, match in image(request, file: match["file"] ?? "") },
@@ -73,20 +64,20 @@ public struct RestaurantSimulator: Sendable {
 
     func menu(_ request: MockRequest) -> ResponsePlan {
         guard let category = request.queryValue("category") else {
-            return .json(200, allItems.render(baseURL: request.baseURL))
+            return .json(200, bodies.allItems.render(baseURL: request.baseURL))
         }
         // An unknown category is an empty list, as the original server answers.
-        guard let template = itemsByCategory[category] else { return .json(200, emptyItems) }
+        guard let template = bodies.itemsByCategory[category] else { return .json(200, bodies.emptyItems) }
         return .json(200, template.render(baseURL: request.baseURL))
     }
 
     func order(_ request: MockRequest) -> ResponsePlan {
         if variant == .community && !strict { return communityOrder(request) }
-        switch OrderRequest.parse(request.body, knownIDs: prepTimes) {
+        switch OrderRequest.parse(request.body, knownIDs: bodies.prepTimes) {
         case .failure(let reason):
             return .error(400, reason)
         case .success(let ids):
-            let minutes = variant.preparationTime(for: ids.map { prepTimes[$0] ?? 0 })
+            let minutes = variant.preparationTime(for: ids.map { bodies.prepTimes[$0] ?? 0 })
             return .json(200, ["preparation_time": .number(Double(minutes))])
         }
     }
@@ -102,7 +93,7 @@ public struct RestaurantSimulator: Sendable {
         guard let ids = value.arrayValue?.map(\.intValue), !ids.contains(nil) else {
             return .error(400, "\"menuIds\" must be an array of integers, found \(value)")
         }
-        let known = ids.compactMap { $0.flatMap { prepTimes[$0] } }
+        let known = ids.compactMap { $0.flatMap { bodies.prepTimes[$0] } }
         return .json(200, ["preparation_time": .number(Double(variant.preparationTime(for: known)))])
     }
 
