@@ -36,6 +36,31 @@ import Testing
         #expect(MockRequest(method: "GET", uri: "https://example.com").path == "/")
     }
 
+    /// The byte-offset split (#24) against the Substring one it replaced, kept here as the
+    /// reference, on seeded random targets built from the characters that matter.
+    @Test func theSplitAgreesWithTheStringReference() {
+        let pieces = ["/", "?", "&", "=", "#", "%", "+", "%2", "%41", "%E2%82%AC", "%C3", "%zz", "a", "B", "9",
+                      "é", "€", "ü", "http://", "https://", "h:", "host:8080", "://", "api", "products", ""]
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Int((z ^ (z >> 31)) % UInt64(bound))
+        }
+        var disagreements: [String] = []
+        for _ in 0..<20_000 {
+            let uri = (0..<next(12)).map { _ in pieces[next(pieces.count)] }.joined()
+            let request = MockRequest(method: "GET", uri: uri)
+            let (path, query) = ReferenceSplit.split(uri: uri)
+            if request.path != path || request.query.map(\.name) != query.map(\.name) || request.query.map(\.value) != query.map(\.value) {
+                disagreements.append(uri)
+            }
+        }
+        #expect(disagreements.count == 0, "the first targets where they differ: \(disagreements.prefix(5))")
+    }
+
     @Test func encodedNamesAreDecodedToo() {
         #expect(MockRequest(method: "GET", uri: "/x?page%5Fno=2").queryValue("page_no") == "2")
     }
@@ -93,5 +118,52 @@ import Testing
         copy.set("ETag", "\"2\"")
         #expect(!list.sharesStorage(with: copy))
         #expect(list["ETag"] == "\"1\"")
+    }
+}
+
+/// The request-target split as it was before it moved to byte offsets (#24): String and
+/// Substring calls throughout, slower but plainly right.
+private enum ReferenceSplit {
+    static func split(uri: String) -> (String, [(name: String, value: String)]) {
+        if uri.hasPrefix("/") && !uri.contains("?") { return (uri, []) }
+        var rawPath = Substring(uri)
+        var rawQuery: Substring = ""
+        if let mark = uri.firstIndex(of: "?") {
+            rawPath = uri[..<mark]
+            rawQuery = uri[uri.index(after: mark)...]
+        }
+        if let hash = rawQuery.firstIndex(of: "#") { rawQuery = rawQuery[..<hash] }
+        if rawPath.hasPrefix("http://") || rawPath.hasPrefix("https://"), let afterScheme = rawPath.range(of: "://")?.upperBound {
+            let rest = rawPath[afterScheme...]
+            rawPath = rest.firstIndex(of: "/").map { rest[$0...] } ?? "/"
+        }
+        let path = rawPath.isEmpty ? "/" : String(rawPath)
+        let items = rawQuery.split(separator: "&", omittingEmptySubsequences: true).map { item in
+            guard let equals = item.firstIndex(of: "=") else { return (name: decode(item), value: "") }
+            return (name: decode(item[..<equals]), value: decode(item[item.index(after: equals)...]))
+        }
+        return (path, items)
+    }
+
+    static func decode(_ text: Substring) -> String {
+        let plus = text.replacingOccurrences(of: "+", with: " ")
+        guard text.contains("%") else { return plus }
+        var bytes: [UInt8] = []
+        var index = text.utf8.startIndex
+        let utf8 = text.utf8
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            if byte == UInt8(ascii: "%") {
+                let digits = utf8[utf8.index(after: index)...].prefix(2)
+                guard digits.count == 2, digits.allSatisfy("0123456789abcdefABCDEF".utf8.contains),
+                      let value = UInt8(String(decoding: digits, as: UTF8.self), radix: 16) else { return plus }
+                bytes.append(value)
+                index = utf8.index(index, offsetBy: 3)
+            } else {
+                bytes.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+                index = utf8.index(after: index)
+            }
+        }
+        return String(bytes: bytes, encoding: .utf8) ?? plus
     }
 }
