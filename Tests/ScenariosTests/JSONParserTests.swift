@@ -31,6 +31,8 @@ import Testing
         ("\u{FEFF}{\"bom\": 1}", "a byte order mark"),
         ("0", "a bare number"),
         (#"{"deep": [[[[{"x": [0.1, 9007199254740993]}]]]]}"#, "nesting and a number past 2^53"),
+        (#"{"a": [{"b": 1, "c": [2, 3]}, {"d": {}}, []], "e": [[], [4, {"b": 2, "b": 3}]], "f": {"g": [5]}}"#,
+         "siblings nested in siblings, each container built at its end"),
     ])
     func parsesLikeFoundation(json: String, what: String) throws {
         let data = Data(json.utf8)

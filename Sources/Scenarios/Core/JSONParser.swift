@@ -77,15 +77,22 @@ enum JSONParser {
             index += count
         }
 
+        /// The members and elements of the containers being read, innermost last. Each
+        /// container builds its own dictionary or array once, at its end and at its final
+        /// size: growing each one as it was read, with a lookup per member for duplicates,
+        /// was half of reading the shipped `products.json` at start-up (#24).
+        var members: [(key: String, value: JSONValue)] = []
+        var elements: [JSONValue] = []
+
         mutating func object(depth: Int) throws(Failure) -> JSONValue {
             guard depth <= JSONParser.maximumDepth else { throw failure("nested deeper than \(JSONParser.maximumDepth) levels") }
             index += 1   // {
-            var members: [String: JSONValue] = [:]
             skipWhitespace()
             if current == UInt8(ascii: "}") {
                 index += 1
-                return .object(members)
+                return .object([:])
             }
+            let base = members.count
             while true {
                 guard current == UInt8(ascii: "\"") else { throw failure("expected a member name in quotes") }
                 let key = try string()
@@ -94,7 +101,7 @@ enum JSONParser {
                 index += 1
                 skipWhitespace()
                 let member = try value(depth: depth)
-                if members[key] == nil { members[key] = member }   // the first wins, as with JSONDecoder
+                members.append((key: key, value: member))
                 skipWhitespace()
                 switch current {
                 case UInt8(ascii: ","):
@@ -102,7 +109,12 @@ enum JSONParser {
                     skipWhitespace()
                 case UInt8(ascii: "}"):
                     index += 1
-                    return .object(members)
+                    var object = [String: JSONValue](minimumCapacity: members.count - base)
+                    // Backwards, so that of two members with one name the first wins, as
+                    // with JSONDecoder.
+                    for (key, member) in members[base...].reversed() { object[key] = member }
+                    members.removeSubrange(base...)
+                    return .object(object)
                 default:
                     throw failure("expected \",\" or \"}\" in an object")
                 }
@@ -112,14 +124,15 @@ enum JSONParser {
         mutating func array(depth: Int) throws(Failure) -> JSONValue {
             guard depth <= JSONParser.maximumDepth else { throw failure("nested deeper than \(JSONParser.maximumDepth) levels") }
             index += 1   // [
-            var elements: [JSONValue] = []
             skipWhitespace()
             if current == UInt8(ascii: "]") {
                 index += 1
-                return .array(elements)
+                return .array([])
             }
+            let base = elements.count
             while true {
-                elements.append(try value(depth: depth))
+                let element = try value(depth: depth)
+                elements.append(element)
                 skipWhitespace()
                 switch current {
                 case UInt8(ascii: ","):
@@ -127,7 +140,9 @@ enum JSONParser {
                     skipWhitespace()
                 case UInt8(ascii: "]"):
                     index += 1
-                    return .array(elements)
+                    let array = Array(elements[base...])
+                    elements.removeSubrange(base...)
+                    return .array(array)
                 default:
                     throw failure("expected \",\" or \"]\" in an array")
                 }
@@ -138,13 +153,17 @@ enum JSONParser {
         mutating func string() throws(Failure) -> String {
             index += 1   // "
             let start = index
+            var ascii = true
             while index < bytes.count {
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "\"") {
-                    let text = try utf8(start..<index)
+                    let text = ascii
+                        ? String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                        : try utf8(start..<index)
                     index += 1
                     return text
                 }
+                if byte >= 0x80 { ascii = false }
                 if byte == UInt8(ascii: "\\") { return try escapedString(from: start) }
                 if byte < 0x20 { throw failure("a control character inside a string must be escaped") }
                 index += 1
@@ -157,8 +176,8 @@ enum JSONParser {
         /// invalid sequence with U+FFFD, so the text is valid exactly when its UTF-8 is the input.)
         private func utf8(_ range: Range<Int>) throws(Failure) -> String {
             let input = UnsafeBufferPointer(rebasing: bytes[range])
-            let text = String(decoding: input, as: UTF8.self)
-            guard input.allSatisfy({ $0 < 0x80 }) || text.utf8.elementsEqual(input) else {
+            var text = String(decoding: input, as: UTF8.self)
+            guard input.allSatisfy({ $0 < 0x80 }) || text.withUTF8({ $0.elementsEqual(input) }) else {
                 throw Failure(offset: range.lowerBound, reason: "a string that is not valid UTF-8")
             }
             return text

@@ -73,9 +73,8 @@ public struct OpenMarketFixtures: Sendable {
         var images: [String: StaticAsset] = [:]
         let imageFolders = ["origin", "thumb"].map { ($0, directory.appendingPathComponent("images/\($0)").path) }
         for (index, product) in products.enumerated() {
-            let path = "$.products[\(index)]"
             func problem(_ key: String, _ reason: String) {
-                problems.append(FixtureProblem(file: productsURL.path, jsonPath: "\(path).\(key)", reason: reason))
+                problems.append(FixtureProblem(file: productsURL.path, jsonPath: "$.products[\(index)].\(key)", reason: reason))
             }
             if !productIDs.insert(product.id).inserted { problem("id", "duplicate id \(product.id)") }
             if !vendorIDs.contains(product.vendorID) { problem("vendor_id", "no vendor with id \(product.vendorID) in vendors.json") }
@@ -95,9 +94,11 @@ public struct OpenMarketFixtures: Sendable {
             if product.images.isEmpty { problem("images", "a product needs at least one image") }
             for (imageIndex, image) in product.images.enumerated() {
                 if !imageIDs.insert(image.id).inserted { problem("images[\(imageIndex)].id", "duplicate image id \(image.id)") }
-                for (kind, folder) in imageFolders where images["\(kind)/\(image.file)"] == nil {
+                for (kind, folder) in imageFolders {
+                    let key = kind + "/" + image.file
+                    guard images[key] == nil else { continue }
                     switch RestaurantFixtures.loadImage(named: image.file, in: folder) {
-                    case .success(let asset): images["\(kind)/\(image.file)"] = asset
+                    case .success(let asset): images[key] = asset
                     case .failure(let reason): problem("images[\(imageIndex)].file", reason.replacingOccurrences(of: "images/", with: "images/\(kind)/"))
                     }
                 }
