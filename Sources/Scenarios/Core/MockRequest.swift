@@ -65,10 +65,11 @@ public struct MockRequest: Sendable {
         // copies a bridged one once. Indexing a Substring's UTF-8 view cost 9,000
         // instructions for `/api/products?page_no=1&items_per_page=20`, a fifth of the
         // server's work per page request (#24); raw offsets cost a tenth of that.
-        return target.withUTF8 { bytes in
-            // Most targets are a path alone ("/menu"): one scan says so.
+        let split: (String, [(name: String, value: String)])? = target.withUTF8 { bytes in
+            // Most targets are a path alone ("/menu"): one scan says so, and the target
+            // itself is the path (below, as `withUTF8` left it: native).
             guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else {
-                guard bytes.first != UInt8(ascii: "/") else { return (uri, []) }
+                guard bytes.first != UInt8(ascii: "/") else { return nil }
                 return (path(bytes[...]), [])
             }
             var query: [(name: String, value: String)] = []
@@ -91,6 +92,7 @@ public struct MockRequest: Sendable {
             }
             return (path(bytes[..<mark]), query)
         }
+        return split ?? (target, [])
     }
 
     /// The path of a request target's part before "?": an absolute-form target
