@@ -62,6 +62,35 @@ import Testing
         #expect(error.problems.count == 4, "\(error.problems)")
     }
 
+    /// An image missing from a folder is reported for every product that shows it, in
+    /// that folder only; files found in both are read once however many products share
+    /// them (#24).
+    @Test func aMissingImageIsReportedForEveryProductThatShowsIt() throws {
+        let folder = try brokenCopy("products.json") { text in
+            var lines = text.components(separatedBy: "\n")
+            lines[2] = lines[2].replacingOccurrences(of: #""file": "item\d+\.(jpg|png)""#, with: #""file": "gone.jpg""#, options: .regularExpression)
+            lines[3] = lines[3].replacingOccurrences(of: #""file": "item\d+\.(jpg|png)""#, with: #""file": "gone.jpg""#, options: .regularExpression)
+            return lines.joined(separator: "\n")
+        }
+        let thumb = folder.appendingPathComponent("openmarket/images/thumb/item02.jpg")
+        try FileManager.default.removeItem(at: thumb)
+        let products = try OpenMarketFixtures.load(from: MockFixtures.openMarket).products
+        let showingItem02 = products.enumerated().flatMap { index, product in
+            product.images.enumerated().filter { $0.element.file == "item02.jpg" }.map { "$.products[\(index)].images[\($0.offset)].file" }
+        }
+        #expect(showingItem02.count >= 2, "the shipped catalogue shows item02.jpg more than once")
+        let error = try #require(throws: FixtureError.self) { try FixtureSet.load(from: folder) }
+        let gone = error.problems.filter { $0.reason.contains("gone.jpg") }
+        #expect(Set(gone.map(\.jsonPath)) == Set(["$.products[0].images[0].file", "$.products[0].images[1].file",
+                                                   "$.products[1].images[0].file", "$.products[1].images[1].file",
+                                                   "$.products[1].images[2].file"]))
+        #expect(gone.filter { $0.reason.contains("images/origin/") }.count == 5)
+        #expect(gone.filter { $0.reason.contains("images/thumb/") }.count == 5)
+        let thumbless = error.problems.filter { $0.reason.contains("images/thumb/item02.jpg") }
+        #expect(thumbless.map(\.jsonPath) == showingItem02.filter { !$0.hasPrefix("$.products[0].") && !$0.hasPrefix("$.products[1].") })
+        #expect(!error.problems.contains { $0.reason.contains("images/origin/item02.jpg") })
+    }
+
     @Test func wrongTypeInVendors() throws {
         let folder = try brokenCopy("vendors.json") { $0.replacingOccurrences(of: "\"id\": 3,", with: "\"id\": \"3\",") }
         let error = try #require(throws: FixtureError.self) { try FixtureSet.load(from: folder) }

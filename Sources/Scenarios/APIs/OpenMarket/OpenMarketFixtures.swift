@@ -71,6 +71,8 @@ public struct OpenMarketFixtures: Sendable {
         let vendorIDs = Set(vendors.map(\.id))
         var productIDs = Set<Int>(), imageIDs = Set<Int>()
         var images: [String: StaticAsset] = [:]
+        // Files read in both folders already: most products share their images (#24).
+        var bothRead = Set<String>()
         let imageFolders = ["origin", "thumb"].map { ($0, directory.appendingPathComponent("images/\($0)").path) }
         for (index, product) in products.enumerated() {
             func problem(_ key: String, _ reason: String) {
@@ -94,14 +96,22 @@ public struct OpenMarketFixtures: Sendable {
             if product.images.isEmpty { problem("images", "a product needs at least one image") }
             for (imageIndex, image) in product.images.enumerated() {
                 if !imageIDs.insert(image.id).inserted { problem("images[\(imageIndex)].id", "duplicate image id \(image.id)") }
+                guard !bothRead.contains(image.file) else { continue }
+                var read = 0
                 for (kind, folder) in imageFolders {
                     let key = kind + "/" + image.file
-                    guard images[key] == nil else { continue }
+                    guard images[key] == nil else {
+                        read += 1
+                        continue
+                    }
                     switch RestaurantFixtures.loadImage(named: image.file, in: folder) {
-                    case .success(let asset): images[key] = asset
+                    case .success(let asset):
+                        images[key] = asset
+                        read += 1
                     case .failure(let reason): problem("images[\(imageIndex)].file", reason.replacingOccurrences(of: "images/", with: "images/\(kind)/"))
                     }
                 }
+                if read == imageFolders.count { bothRead.insert(image.file) }
             }
         }
         guard problems.isEmpty else { throw FixtureError(problems) }

@@ -75,6 +75,7 @@ final class OpenMarketStore: Sendable {
         let wire = ProductWire(variant: variant, vendors: Dictionary(fixtures.vendors.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }))
         var state = State(random: SeededRandom(seed: seed, stream: "openmarket"))
         state.images = fixtures.images
+        state.entries.reserveCapacity(fixtures.products.count)
         for fixture in fixtures.products {
             let created = OpenMarketVariant.parseFixtureDate(fixture.createdAt) ?? Date(timeIntervalSince1970: 0)
             let issued = OpenMarketVariant.parseFixtureDate(fixture.issuedAt) ?? created
