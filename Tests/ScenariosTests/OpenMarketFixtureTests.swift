@@ -75,10 +75,11 @@ import Testing
         let thumb = folder.appendingPathComponent("openmarket/images/thumb/item02.jpg")
         try FileManager.default.removeItem(at: thumb)
         let products = try OpenMarketFixtures.load(from: MockFixtures.openMarket).products
-        let showingItem02 = products.enumerated().flatMap { index, product in
+        // Every product after the two rewritten ones that shows item02.jpg.
+        let showingItem02 = products.enumerated().dropFirst(2).flatMap { index, product in
             product.images.enumerated().filter { $0.element.file == "item02.jpg" }.map { "$.products[\(index)].images[\($0.offset)].file" }
         }
-        #expect(showingItem02.count >= 2, "the shipped catalogue shows item02.jpg more than once")
+        #expect(showingItem02.count >= 2, "the shipped catalogue shows item02.jpg more than once after its first two products")
         let error = try #require(throws: FixtureError.self) { try FixtureSet.load(from: folder) }
         let gone = error.problems.filter { $0.reason.contains("gone.jpg") }
         #expect(Set(gone.map(\.jsonPath)) == Set(["$.products[0].images[0].file", "$.products[0].images[1].file",
@@ -87,7 +88,7 @@ import Testing
         #expect(gone.filter { $0.reason.contains("images/origin/") }.count == 5)
         #expect(gone.filter { $0.reason.contains("images/thumb/") }.count == 5)
         let thumbless = error.problems.filter { $0.reason.contains("images/thumb/item02.jpg") }
-        #expect(thumbless.map(\.jsonPath) == showingItem02.filter { !$0.hasPrefix("$.products[0].") && !$0.hasPrefix("$.products[1].") })
+        #expect(thumbless.map(\.jsonPath) == showingItem02)
         #expect(!error.problems.contains { $0.reason.contains("images/origin/item02.jpg") })
     }
 
