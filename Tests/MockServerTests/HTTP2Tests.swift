@@ -73,7 +73,12 @@ import Testing
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let (server, base) = try await Self.start([Rule("fault", .get("/menu"), always: Outcome(fault: expected.fault))])
         defer { Task { await server.server.stop() } }
-        let result = try await Self.curl(["-m", "3", "-o", "/dev/null", "-w", "%{http_version} %{http_code}", base + "/menu"])
+        // Only the hang must outlast curl's limit; every other fault ends the stream at
+        // once, and its limit only ends a wait that should not happen. 3 s was once too
+        // short for the handshake itself on a loaded machine (curl reported its own
+        // timeout, 28, and the request never reached the server).
+        let limit = expected.fault == .hang ? 6 : 12
+        let result = try await Self.curl(["-m", "\(limit)", "-o", "/dev/null", "-w", "%{http_version} %{http_code}", base + "/menu"])
         #expect(result.status != 0, "\(expected.fault): curl should fail, printed \(result.stdout)")
         #expect(result.status == expected.exit, "\(expected.fault): \(result.status) \(result.stderr)")
         #expect(result.stderr.contains(expected.says), "\(expected.fault): \(result.stderr)")
