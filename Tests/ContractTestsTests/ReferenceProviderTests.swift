@@ -13,7 +13,10 @@ func configuration(restaurant: RestaurantVariant = .original, openMarket: OpenMa
                        timeout: 3, timeoutMargin: 2, transport: transport, parallelism: 4)
 }
 
-@Suite struct ReferenceRestaurantProviderTests {
+/// The variants and transports of each suite below run one after another
+/// (`.serialized`): nine whole suites at once, beside the heavy tests, once stretched a
+/// suite from its usual 1.5 s to 23 s on 2 cores, and a 3 s call timed out.
+@Suite(.serialized) struct ReferenceRestaurantProviderTests {
     @Test(arguments: RestaurantVariant.allCases, ContractTransport.allCases)
     func passesEveryCheck(variant: RestaurantVariant, transport: ContractTransport) async throws {
         try await TestCA.prepare(transport == .secureSockets)
@@ -26,7 +29,7 @@ func configuration(restaurant: RestaurantVariant = .original, openMarket: OpenMa
     }
 }
 
-@Suite struct ReferenceOpenMarketProviderTests {
+@Suite(.serialized) struct ReferenceOpenMarketProviderTests {
     @Test(arguments: OpenMarketVariant.allCases, ContractTransport.allCases)
     func passesEveryCheck(variant: OpenMarketVariant, transport: ContractTransport) async throws {
         try await TestCA.prepare(transport == .secureSockets)
@@ -44,7 +47,7 @@ func configuration(restaurant: RestaurantVariant = .original, openMarket: OpenMa
 /// transports: the checks judge behaviour, not the reference's way of writing a client.
 /// (`NSCache` neither coalesces nor, on Linux, enforces its count limit: some
 /// recommended checks may fail, which is what "recommended" is for.)
-@Suite struct IndependentProviderTests {
+@Suite(.serialized) struct IndependentProviderTests {
     @Test(arguments: RestaurantVariant.allCases, ContractTransport.allCases)
     func restaurantPassesEveryRequiredCheck(variant: RestaurantVariant, transport: ContractTransport) async throws {
         try await TestCA.prepare(transport == .secureSockets)
