@@ -38,18 +38,21 @@ import Testing
 
     /// Patterns built at random from the pieces of the syntax, valid or not: ICU compiles
     /// every one the subset accepts, and the subset accepts enough of them to matter.
-    @Test func nothingAcceptedIsRefusedByICU() {
-        let pieces = ["a", "b", "Z", "0", "9", ".", "^", "$", "|", "(", ")", "(?:", "[", "]", "[^", "-", "*", "+", "?", "{", "}",
-                      "{2}", "{1,3}", "{3,1}", "{2,}", ",", "\\", "\\d", "\\w", "\\s", "\\.", "\\-", "\\y", ":", "&", "~", "$", "{", " ",
-                      "_", "/", "@", "#", "=", "!", "<", ">", ";", "'", "\"", "%", "é"]
-        var random = SeededRandom(seed: 24)
-        var accepted = 0, refused: [String] = []
-        for _ in 0..<50_000 {
-            let length = Int.random(in: 1...8, using: &random)
-            let pattern = (0..<length).map { _ in pieces.randomElement(using: &random)! }.joined()
-            guard RegexSyntax.isPlainlyValid(pattern) else { continue }
-            accepted += 1
-            if !Self.compiles(pattern) { refused.append(pattern) }
+    @Test func nothingAcceptedIsRefusedByICU() async {
+        let (accepted, refused) = await onOwnThread { () -> (Int, [String]) in
+            let pieces = ["a", "b", "Z", "0", "9", ".", "^", "$", "|", "(", ")", "(?:", "[", "]", "[^", "-", "*", "+", "?", "{", "}",
+                          "{2}", "{1,3}", "{3,1}", "{2,}", ",", "\\", "\\d", "\\w", "\\s", "\\.", "\\-", "\\y", ":", "&", "~", "$", "{", " ",
+                          "_", "/", "@", "#", "=", "!", "<", ">", ";", "'", "\"", "%", "é"]
+            var random = SeededRandom(seed: 24)
+            var accepted = 0, refused: [String] = []
+            for _ in 0..<50_000 {
+                let length = Int.random(in: 1...8, using: &random)
+                let pattern = (0..<length).map { _ in pieces.randomElement(using: &random)! }.joined()
+                guard RegexSyntax.isPlainlyValid(pattern) else { continue }
+                accepted += 1
+                if !Self.compiles(pattern) { refused.append(pattern) }
+            }
+            return (accepted, refused)
         }
         #expect(refused.isEmpty, "accepted, but ICU refuses: \(refused.prefix(20))")
         #expect(accepted > 2_500, "only \(accepted) of 50,000 accepted")
@@ -57,22 +60,25 @@ import Testing
 
     /// Every bracket class of up to four items from the characters that matter in a set,
     /// in every order: the random patterns above rarely build `[--]`, which ICU refuses.
-    @Test func everyShortClassAcceptedCompiles() {
-        let items = ["-", "^", "a", "z", "0", "\\", "\\-", "\\d", ".", "(", "|", "&", "[", "]", ":", "$", "{", "~"]
-        var refused: [String] = []
-        var accepted = 0
-        func build(_ prefix: String, _ left: Int) {
-            for closing in ["]", "]*"] {
-                let pattern = prefix + closing
-                if RegexSyntax.isPlainlyValid(pattern) {
-                    accepted += 1
-                    if !Self.compiles(pattern) { refused.append(pattern) }
+    @Test func everyShortClassAcceptedCompiles() async {
+        let (accepted, refused) = await onOwnThread { () -> (Int, [String]) in
+            let items = ["-", "^", "a", "z", "0", "\\", "\\-", "\\d", ".", "(", "|", "&", "[", "]", ":", "$", "{", "~"]
+            var refused: [String] = []
+            var accepted = 0
+            func build(_ prefix: String, _ left: Int) {
+                for closing in ["]", "]*"] {
+                    let pattern = prefix + closing
+                    if RegexSyntax.isPlainlyValid(pattern) {
+                        accepted += 1
+                        if !Self.compiles(pattern) { refused.append(pattern) }
+                    }
                 }
+                guard left > 0 else { return }
+                for item in items { build(prefix + item, left - 1) }
             }
-            guard left > 0 else { return }
-            for item in items { build(prefix + item, left - 1) }
+            build("[", 4)
+            return (accepted, refused)
         }
-        build("[", 4)
         #expect(refused.isEmpty, "accepted, but ICU refuses: \(refused.prefix(20))")
         #expect(accepted > 1_000, "only \(accepted) accepted")
     }
