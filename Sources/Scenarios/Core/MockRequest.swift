@@ -110,8 +110,8 @@ public struct MockRequest: Sendable {
     /// `+` is a space, `%XX` a byte; a malformed escape or invalid UTF-8 keeps the text
     /// as sent. Most queries (`page_no=1`) need no decoding at all.
     static func decodeQueryComponent(_ text: Slice<UnsafeBufferPointer<UInt8>>) -> String {
-        let asSent = String(decoding: UnsafeBufferPointer(rebasing: text), as: UTF8.self)
-        guard text.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) else { return asSent }
+        let asSent = { String(decoding: UnsafeBufferPointer(rebasing: text), as: UTF8.self) }
+        guard text.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) else { return asSent() }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.count)
         var index = text.startIndex
@@ -121,7 +121,7 @@ public struct MockRequest: Sendable {
                 bytes.append(UInt8(ascii: " "))
             } else if byte == UInt8(ascii: "%") {
                 guard index + 2 < text.endIndex, let high = hexValue(text[index + 1]), let low = hexValue(text[index + 2]) else {
-                    return asSent.replacingOccurrences(of: "+", with: " ")
+                    return asSent().replacingOccurrences(of: "+", with: " ")
                 }
                 bytes.append(high << 4 | low)
                 index += 3
@@ -131,7 +131,7 @@ public struct MockRequest: Sendable {
             }
             index += 1
         }
-        return String(bytes: bytes, encoding: .utf8) ?? asSent.replacingOccurrences(of: "+", with: " ")
+        return String(bytes: bytes, encoding: .utf8) ?? asSent().replacingOccurrences(of: "+", with: " ")
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
