@@ -122,7 +122,7 @@ import FoundationNetworking
             // closes with nothing sent.
             try await Self.waitUntilJournaled(server)
             async let read = client.read(timeout: 30)
-            await server.server.stop()
+            await server.stop()
             let result = await read
             #expect(result.responses.first?.status == 200)
             #expect(result.responses.first?.header("Connection") == "close", "\(result.text.prefix(300))")
@@ -141,7 +141,7 @@ import FoundationNetworking
         let client = try RawConnection(port: server.port)
         client.send("GET /categories HTTP/1.1\r\nHost: a\r\n\r\n")
         try await Self.waitUntilJournaled(server)
-        let (_, elapsed) = await measure { await server.server.stop() }
+        let (_, elapsed) = await measure { await server.stop() }
         // Cut at the 1 s grace, not after the 60 s delay. The bound is halfway: a full run's
         // first seconds once held the stop for 13 s.
         #expect(elapsed < 30, "stop took \(elapsed) s with a 1 s grace and a 60 s delay")
@@ -171,7 +171,7 @@ import FoundationNetworking
             let session = try await TestCA.session()
             let (_, response) = try await session.data(from: URL(string: "https://localhost:\(server.port)/categories")!)
             #expect((response as? HTTPURLResponse)?.statusCode == 200)
-            let (_, elapsed) = await measure { await server.server.stop() }
+            let (_, elapsed) = await measure { await server.stop() }
             // Microseconds of work plus a 100 ms wait for close_notify; 20 s (the grace) or 5 s
             // (NIO's default close_notify wait) when broken. The bound leaves room for a busy machine.
             #expect(elapsed < 3, "stop took \(elapsed) s with one idle \(http2 ? "HTTP/2" : "HTTP/1.1") connection")
@@ -190,7 +190,7 @@ import FoundationNetworking
             // queue when the listening socket closes, which is not what this is about.
             for _ in 0..<500 where server.server.openConnections < 1 { try await Task.sleep(nanoseconds: 10_000_000) }
             try #require(server.server.openConnections == 1)
-            let (_, elapsed) = await measure { await server.server.stop() }
+            let (_, elapsed) = await measure { await server.stop() }
             #expect(elapsed < 3, "stop took \(elapsed) s with a connection before its handshake (\(http2 ? "h2 and HTTP/1.1" : "HTTP/1.1 only"))")
             let result = await client.read(timeout: 5)
             #expect(result.end == .closed, "the connection was closed with a FIN: \(result.end)")

@@ -19,7 +19,7 @@ import Testing
     static func unguardedOutcome(_ api: DriftCheck.API, upstream: String, against variant: String) async throws -> DriftOutcome {
         let server = try await TestServer.start(restaurant: RestaurantVariant(rawValue: upstream) ?? .original,
                                                 openMarket: OpenMarketVariant(rawValue: upstream) ?? .jan2022)
-        defer { Task { await server.server.stop() } }
+        defer { Task { await server.stop() } }
         let check = DriftCheck(api: api, credentials: api == .openmarket ? Self.vendor : nil)
         return try await check.check(upstream: DriftCheck.upstream(server.address.url), variant: variant)
     }

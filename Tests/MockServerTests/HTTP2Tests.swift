@@ -48,7 +48,7 @@ import Testing
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let (server, base) = try await Self.start([])
-        defer { Task { await server.server.stop() } }
+        defer { Task { await server.stop() } }
         func bodies(_ arguments: [String]) async throws -> [String] {
             let result = try await Self.curl(["-w", "\n--%{http_version} %{http_code}--\n"] + arguments)
             #expect(result.status == 0, "\(result.stderr)")
@@ -72,7 +72,7 @@ import Testing
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let (server, base) = try await Self.start([Rule("fault", .get("/menu"), always: Outcome(fault: expected.fault))])
-        defer { Task { await server.server.stop() } }
+        defer { Task { await server.stop() } }
         // Only the hang must outlast curl's limit; every other fault ends the stream at
         // once, and its limit only ends a wait that should not happen. 3 s was once too
         // short for the handshake itself on a loaded machine (curl reported its own
@@ -95,7 +95,7 @@ import Testing
     @Test func delaysArePerStream() async throws {
         try await withTestGate(exclusive: true) {
             let (server, base) = try await Self.start([Rule("slow", .get("/menu"), always: Outcome.simulator.delayed(.fixed(2)))])
-            defer { Task { await server.server.stop() } }
+            defer { Task { await server.stop() } }
             let result = try await Self.curl(["--parallel", "--parallel-max", "2", "-o", "/dev/null", "-o", "/dev/null",
                                               "-w", "%{url_effective} %{http_version} %{http_code} %{num_connects} %{time_total}\n",
                                               base + "/menu", base + "/categories"])
@@ -115,7 +115,7 @@ import Testing
         try await withTestGate(exclusive: true) {
             let (server, base) = try await Self.start([Rule("slow-body", .get("/menu"),
                                                             always: Outcome.simulator.throttled(.bytesPerSecond(600, chunkSize: 200)))])
-            defer { Task { await server.server.stop() } }
+            defer { Task { await server.stop() } }
             let result = try await Self.curl(["-o", "/dev/null", "-w", "%{http_version} %{http_code} %{size_download} %{time_total}", base + "/menu"])
             let fields = result.stdout.split(separator: " ")
             #expect(fields.count == 4 && fields[0] == "2" && fields[1] == "200", "\(result.stdout) \(result.stderr)")
@@ -130,7 +130,7 @@ import Testing
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let (server, base) = try await Self.start([])
-        defer { Task { await server.server.stop() } }
+        defer { Task { await server.stop() } }
         let switched = try await Self.curl(["-X", "PUT", "-H", "Content-Type: application/json", "-d", #"{"name":"server-errors","session":"h2"}"#,
                                             base + "/__admin/scenario"])
         #expect(switched.status == 0 && switched.stdout.contains("server-errors"), "\(switched.stdout) \(switched.stderr)")
@@ -189,7 +189,7 @@ import Testing
                 try await Task.sleep(nanoseconds: 25_000_000)
             }
             #expect(server.engine.journal.entries().count == 1, "the client's request reached the server")
-            let (_, elapsed) = await measure { await server.server.stop() }
+            let (_, elapsed) = await measure { await server.stop() }
             let result = try await run
             #expect(result.status == 0, "h2_graceful_stop.py (needs `pip install hpack`): \(result.stderr)")
             let seen = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
@@ -228,7 +228,7 @@ import Testing
                 try await Task.sleep(nanoseconds: 25_000_000)
             }
             #expect(FileManager.default.fileExists(atPath: ready.path), "the client's first half reached the server")
-            let (_, elapsed) = await measure { await server.server.stop() }
+            let (_, elapsed) = await measure { await server.stop() }
             let result = try await run
             #expect(result.status == 0, "h2_graceful_stop.py (needs `pip install hpack`): \(result.stderr)")
             let seen = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
@@ -261,7 +261,7 @@ import Testing
                 try await Task.sleep(nanoseconds: 25_000_000)
             }
             #expect(server.engine.journal.entries().count == 1, "nghttp's request reached the server")
-            await server.server.stop()
+            await server.stop()
             let result = try await run
             #expect(result.status == 0, "nghttp: \(result.stderr) \(result.stdout.suffix(800))")
             let lines = result.stdout.split(separator: "\n")
@@ -291,7 +291,7 @@ import Testing
             Rule("headers", .get("/custom"), always: .status(201, json: .object(["ok": .bool(true)]),
                                                               headers: ["X-Upper-Case": "kept", "Connection": "close", "Keep-Alive": "timeout=5"])),
         ])
-        defer { Task { await server.server.stop() } }
+        defer { Task { await server.stop() } }
 
         let get = try await Self.nghttp([base + "/categories"])
         #expect(get.frames.map(\.type) == ["HEADERS", "DATA"], "\(get.frames)")
@@ -326,7 +326,7 @@ import Testing
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let (server, base) = try await Self.start([Rule("echo", .post("/echo"), always: .status(200))])
-        defer { Task { await server.server.stop() } }
+        defer { Task { await server.stop() } }
         let body = String(repeating: "0123456789", count: 5_000)   // 50 kB: more than one DATA frame
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("h2-body-\(UUID().uuidString)")
         try Data(body.utf8).write(to: file)

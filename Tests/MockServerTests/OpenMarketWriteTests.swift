@@ -84,8 +84,8 @@ import FoundationNetworking
         let id = try #require(try object(created)["id"] as? Int)
         #expect(try await OpenMarketClient(base: a.address.url).detail(id).1.statusCode == 200)
         #expect(try await OpenMarketClient(base: b.address.url).detail(id).1.statusCode == 404)
-        await a.server.stop()
-        await b.server.stop()
+        await a.stop()
+        await b.stop()
     }
 
     @Test func createdDatesComeFromTheInjectedClock() async throws {
@@ -94,7 +94,7 @@ import FoundationNetworking
         clock.advance(by: 3600 * 3 + 0.25)
         let (created, _) = try await OpenMarketClient(base: server.address.url).create()
         #expect(try object(created)["created_at"] as? String == "2022-01-04T12:00:00.25")   // KST
-        await server.server.stop()
+        await server.stop()
     }
 
     @Test func late2022VariantUsesArchivedAndDeleteURI() async throws {

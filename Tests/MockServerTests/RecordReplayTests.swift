@@ -115,8 +115,8 @@ import FoundationNetworking
         let expected = try await run(script, against: direct.address.baseURL)
         let proxied = try await run(script, against: recordingAddress.baseURL)
         await recording.stop()
-        await direct.server.stop()
-        await behind.server.stop()
+        await direct.stop()
+        await behind.stop()
         #expect(expected.map(\.status) == [200, 200, 200, 200, 304, 200, 400, 200, 201, 401, 200, 200, 404])
         for (index, (want, got)) in zip(expected, proxied).enumerated() {
             #expect(want == got, "call \(index) \(script[index].method) \(script[index].path) through the recorder")
@@ -180,6 +180,6 @@ import FoundationNetworking
         #expect(server.engine.journal.entries().map(\.status) == [502, 200])
         #expect(await recorder.count == 0, "a failed forward is no upstream answer to replay")
         await server.stop()
-        await upstream.server.stop()
+        await upstream.stop()
     }
 }

@@ -44,7 +44,7 @@ import FoundationNetworking
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let ca = try await TestCA.trusted()
         let server = try await TestServer.start(scenario: fault.scenario, tls: TLSSettings(caDirectory: ca.directory))
-        defer { Task { await server.server.stop() } }
+        defer { Task { await server.stop() } }
         let url = URL(string: "https://localhost:\(server.port)/categories")!
         let configuration = URLSessionConfiguration.ephemeral
         // The slow handshake (held 10 s) must outlast the clients' limit of 2 s. Every
@@ -78,7 +78,7 @@ import FoundationNetworking
         let ca = try await TestCA.trusted()
         let scenario = Scenario(name: "reset-once", tls: TLSHandshake(fault: .handshakeReset, times: 1))
         let server = try await TestServer.start(scenarios: [scenario], scenario: scenario.name, tls: TLSSettings(caDirectory: ca.directory))
-        defer { Task { await server.server.stop() } }
+        defer { Task { await server.stop() } }
         let url = "https://localhost:\(server.port)/categories"
         let first = try await Tool.run("curl", ["-sS", "-m", "5", "--cacert", ca.certificateURL.path, url])
         #expect(first.status == 35, "\(first.stderr)")
@@ -99,7 +99,7 @@ import FoundationNetworking
         let ca = try await TestCA.trusted()
         let scenario = Scenario(name: "slow-tls", tls: TLSHandshake(fault: .slowHandshake, handshakeDelay: 1.5))
         let server = try await TestServer.start(scenarios: [scenario], scenario: scenario.name, tls: TLSSettings(caDirectory: ca.directory))
-        defer { Task { await server.server.stop() } }
+        defer { Task { await server.stop() } }
         let started = Date()
         let result = try await Tool.run("curl", ["-sS", "-m", "20", "--cacert", ca.certificateURL.path, "-o", "/dev/null", "-w", "%{http_code}",
                                                  "https://localhost:\(server.port)/categories"])

@@ -28,7 +28,7 @@ import FoundationNetworking
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let server = try await Self.secureServer()
-        defer { Task { await server.server.stop() } }
+        defer { Task { await server.stop() } }
         #expect(server.address.baseURL.hasPrefix("https://"))
         let base = "https://localhost:\(server.port)"
         let (data, response) = try await Self.session().data(from: URL(string: base + "/menu")!)
@@ -50,7 +50,7 @@ import FoundationNetworking
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let server = try await Self.secureServer()
-        defer { Task { await server.server.stop() } }
+        defer { Task { await server.stop() } }
         let ca = try await TestCA.trusted().certificateURL.path
         let base = "https://localhost:\(server.port)"
         let h2 = try await Tool.run("curl", ["-sS", "--cacert", ca, "--http2", "-w", "\n%{http_version} %{http_code}", base + "/menu"])
@@ -78,7 +78,7 @@ import FoundationNetworking
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let server = try await Self.secureServer(extraNames: [SubjectName(parsing: "api.example.test")!, SubjectName(parsing: "10.9.8.7")!])
-        defer { Task { await server.server.stop() } }
+        defer { Task { await server.stop() } }
         let ca = try await TestCA.trusted().certificateURL.path
         let handshake = try await Tool.run("openssl", ["s_client", "-connect", "127.0.0.1:\(server.port)", "-alpn", "h2,http/1.1",
                                                         "-CAfile", ca, "-servername", "localhost", "-showcerts"], input: "")
@@ -121,7 +121,7 @@ import FoundationNetworking
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let server = try await Self.secureServer(http2: false)
-        defer { Task { await server.server.stop() } }
+        defer { Task { await server.stop() } }
         let ca = try await TestCA.trusted().certificateURL.path
         let result = try await Tool.run("curl", ["-sS", "--cacert", ca, "--http2", "-o", "/dev/null", "-w", "%{http_version} %{http_code}",
                                                  "https://localhost:\(server.port)/categories"])
@@ -133,7 +133,7 @@ import FoundationNetworking
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let ca = try await TestCA.trusted()
         let server = try await TestServer.start(tls: TLSSettings(caDirectory: ca.directory, port: 0))
-        defer { Task { await server.server.stop() } }
+        defer { Task { await server.stop() } }
         #expect(server.address.baseURL.hasPrefix("http://"))
         let secure = try #require(server.address.secureBaseURL)
         #expect(secure.hasPrefix("https://") && !secure.hasSuffix(":\(server.port)"))
@@ -165,7 +165,7 @@ import FoundationNetworking
         try Data(identity.certificatePEM.utf8).write(to: certificate)
         try Data(identity.privateKeyPEM.utf8).write(to: key)
         let server = try await TestServer.start(tls: TLSSettings(caDirectory: ca.directory, certificateFile: certificate, keyFile: key))
-        defer { Task { await server.server.stop() } }
+        defer { Task { await server.stop() } }
         let handshake = try await Tool.run("openssl", ["s_client", "-connect", "127.0.0.1:\(server.port)", "-CAfile", ca.certificateURL.path], input: "")
         let served = try await Tool.run("openssl", ["x509", "-noout", "-fingerprint", "-sha256"], input: handshake.stdout).stdout
         let given = try await Tool.run("openssl", ["x509", "-noout", "-fingerprint", "-sha256", "-in", certificate.path]).stdout
@@ -190,7 +190,7 @@ import FoundationNetworking
         defer { try? FileManager.default.removeItem(at: parent) }
         let first = try await TestServer.start(tls: TLSSettings(caDirectory: folder))
         let fingerprint = try #require(await first.server.certificateAuthority?.fingerprint)
-        await first.server.stop()
+        await first.stop()
         let attributes = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(LocalCA.keyFile).path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "the CA key is private")
         for made in [parent, folder] {
@@ -198,7 +198,7 @@ import FoundationNetworking
             #expect(mode?.intValue == 0o700, "\(made.lastPathComponent) is private (\(String(mode?.intValue ?? 0, radix: 8)))")
         }
         let second = try await TestServer.start(tls: TLSSettings(caDirectory: folder, port: 0))
-        defer { Task { await second.server.stop() } }
+        defer { Task { await second.stop() } }
         #expect(await second.server.certificateAuthority?.fingerprint == fingerprint, "a second start reuses the CA")
 
         let (pem, pemResponse) = try await Self.session().data(from: second.url("/__admin/ca.pem"))

@@ -31,7 +31,7 @@ import FoundationNetworking
         idle.send("GET /categories HTTP/1.1\r\nHost: a\r\n\r\n")
         let first = await idle.read { RawResponse.parseAll($0).first.map { r in r.body.count == Int(r.header("Content-Length") ?? "0") } ?? false }
         #expect(first.end == .stillOpen)
-        await server.server.stop()
+        await server.stop()
         let after = await idle.read(timeout: 30)
         #expect(after.end == .closed, "the idle keep-alive connection should be closed by stop()")
     }
@@ -308,8 +308,8 @@ import FoundationNetworking
         _ = try await HTTP.get(a.url("/menu"))
         #expect(a.engine.journal.totalCount == 1)
         #expect(b.engine.journal.totalCount == 0)
-        await a.server.stop()
-        await b.server.stop()
+        await a.stop()
+        await b.stop()
         await #expect(throws: (any Error).self) { try await HTTP.get(a.url("/menu")) }
     }
 }

@@ -254,6 +254,8 @@ struct CheckEndpoint: Sendable {
     let baseURL: URL
     let server: MockHTTPServer?
     let registration: InProcessRegistration?
+    /// The server's loop, given back when it stops.
+    var lease: ServerLoops.Lease?
     /// Over HTTPS: the delegate that trusts the local CA (`ProviderContext.sessionDelegate`).
     var trust: LocalCATrust?
 
@@ -263,29 +265,47 @@ struct CheckEndpoint: Sendable {
         logger.logLevel = .warning
         switch transport {
         case .sockets:
-            let server = MockHTTPServer(engine: engine, logger: logger)
-            let address = try await server.start()
-            return CheckEndpoint(baseURL: address.url, server: server, registration: nil)
+            // A loop of its own (`ServerLoops`): a timing check's answer does not wait
+            // behind its neighbours' work.
+            let lease = ServerLoops.shared.lease()
+            let server = MockHTTPServer(engine: engine, group: lease.loop, logger: logger)
+            do {
+                let address = try await server.start()
+                return CheckEndpoint(baseURL: address.url, server: server, registration: nil, lease: lease)
+            } catch {
+                lease.release()
+                throw error
+            }
         case .secureSockets:
-            let server = MockHTTPServer(engine: engine, configuration: ServerConfiguration(tls: TLSSettings(caDirectory: caDirectory)), logger: logger)
-            let address = try await server.start()
+            let lease = ServerLoops.shared.lease()
+            let server = MockHTTPServer(engine: engine, configuration: ServerConfiguration(tls: TLSSettings(caDirectory: caDirectory)),
+                                        group: lease.loop, logger: logger)
+            let address: BoundAddress
+            do {
+                address = try await server.start()
+            } catch {
+                lease.release()
+                throw error
+            }
             guard let ca = await server.certificateAuthority else {
                 await server.stop()
+                lease.release()
                 throw ServerError.notRunning
             }
             #if os(Linux)
             // libcurl asks no trust question: URLSession trusts the system store only.
             guard ca.isInSystemBundle() else {
                 await server.stop()
+                lease.release()
                 throw SecureSocketsError.untrustedOnLinux(ca)
             }
             #endif
             // `localhost`, not 127.0.0.1: what apps use, and a name the certificate covers.
             return CheckEndpoint(baseURL: URL(string: "https://localhost:\(address.port)")!, server: server, registration: nil,
-                                 trust: LocalCATrust(ca))
+                                 lease: lease, trust: LocalCATrust(ca))
         case .inProcess:
             let registration = try await MockURLProtocol.register(engine, requestTimeout: requestTimeout)
-            return CheckEndpoint(baseURL: registration.baseURL, server: nil, registration: registration)
+            return CheckEndpoint(baseURL: registration.baseURL, server: nil, registration: registration, lease: nil)
         }
     }
 
@@ -305,6 +325,7 @@ struct CheckEndpoint: Sendable {
 
     func stop() async {
         await server?.stop()
+        lease?.release()
         await registration?.unregister()
     }
 }

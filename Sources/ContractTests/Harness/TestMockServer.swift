@@ -25,9 +25,16 @@ public final class TestMockServer: Sendable {
             preloaded: try Self.preloaded(fixtures), network: network))
         var logger = Logger(label: "mock-server.test")
         logger.logLevel = .warning
-        let server = MockHTTPServer(engine: engine, logger: logger)
-        let address = try await server.start()
-        return TestMockServer(engine: engine, server: server, baseURL: address.url)
+        // A loop of its own (`ServerLoops`): tests beside this one do not hold its answers.
+        let lease = ServerLoops.shared.lease()
+        let server = MockHTTPServer(engine: engine, group: lease.loop, logger: logger)
+        do {
+            let address = try await server.start()
+            return TestMockServer(engine: engine, server: server, baseURL: address.url, lease: lease)
+        } catch {
+            lease.release()
+            throw error
+        }
     }
 
     /// The fixtures and scenario files of `fixtures`, read once per process and shared
@@ -48,13 +55,20 @@ public final class TestMockServer: Sendable {
 
     private static let loaded = Locked([String: Preloaded]())
 
-    init(engine: MockEngine, server: MockHTTPServer, baseURL: URL) {
+    private let lease: ServerLoops.Lease
+
+    init(engine: MockEngine, server: MockHTTPServer, baseURL: URL, lease: ServerLoops.Lease) {
         self.engine = engine
         self.server = server
         self.baseURL = baseURL
+        self.lease = lease
     }
 
-    public func stop() async { await server.stop() }
+    /// Stops the server, then gives its loop back.
+    public func stop() async {
+        await server.stop()
+        lease.release()
+    }
 
     public var journal: Journal { engine.journal }
     /// Counts, order and content of what the server saw, with timeouts.

@@ -11,7 +11,16 @@ import FoundationNetworking
 struct TestServer {
     let server: MockHTTPServer
     let address: BoundAddress
+    /// The server's loop (`ServerLoops`, as `TestMockServer` has): tests beside it do not
+    /// hold its answers.
+    let lease: ServerLoops.Lease
     var engine: MockEngine { server.engine }
+
+    /// Stops the server and gives its loop back.
+    func stop() async {
+        await server.stop()
+        lease.release()
+    }
 
     static func start(
         restaurant: RestaurantVariant = .original,
@@ -33,10 +42,15 @@ struct TestServer {
             fixturesDirectory: fixtures, restaurantVariant: restaurant, openMarketVariant: openMarket,
             journalCapacity: journalCapacity, seed: seed, timeSource: timeSource,
             extraScenarios: scenarios, scenario: scenario, timeScale: timeScale, strict: strict))
+        let lease = ServerLoops.shared.lease()
         let server = MockHTTPServer(engine: engine, configuration: ServerConfiguration(
-            port: 0, maxRequestBodySize: maxRequestBodySize, limits: limits, adminToken: adminToken, tls: tls))
-        let address = try await server.start()
-        return TestServer(server: server, address: address)
+            port: 0, maxRequestBodySize: maxRequestBodySize, limits: limits, adminToken: adminToken, tls: tls), group: lease.loop)
+        do {
+            return TestServer(server: server, address: try await server.start(), lease: lease)
+        } catch {
+            lease.release()
+            throw error
+        }
     }
 
     func url(_ path: String) -> URL { URL(string: address.baseURL + path)! }
@@ -63,10 +77,10 @@ func withServer<T>(
                                             seed: seed, limits: limits, adminToken: adminToken, strict: strict)
     do {
         let result = try await body(server)
-        await server.server.stop()
+        await server.stop()
         return result
     } catch {
-        await server.server.stop()
+        await server.stop()
         throw error
     }
 }

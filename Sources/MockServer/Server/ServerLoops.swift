@@ -1,0 +1,88 @@
+import NIOCore
+import NIOPosix
+import Scenarios
+
+/// Event loops for servers that start and stop within a test run (`TestMockServer`, each
+/// contract check's server): a live server gets a loop no other live server uses while
+/// fewer than `limit` are live; past that, the loop the fewest use.
+///
+/// Why not `MultiThreadedEventLoopGroup.singleton`, one loop per core, for all of them:
+/// tests run in parallel, and servers that share a loop wait in one queue. In this
+/// package's own test run on two cores, a check's delayed answer fired up to 0.9 s late
+/// behind its neighbours' work (TLS handshakes, pages, uploads), and a check that expected
+/// it 1.8 s into a 3 s timeout saw the timeout. On a loop of its own a server waits only
+/// for its own work and for the kernel's scheduler, which soon runs a thread that was
+/// asleep.
+///
+/// A loop is one thread, made when first needed and kept for the process's life, as the
+/// singleton's are. A thread whose loop has nothing to do costs no CPU, and after the first
+/// tests a server's start makes none. `mock-server` serves on a group of its own (one loop
+/// per usable core), not on these.
+public final class ServerLoops: Sendable {
+    /// The loops `TestMockServer` and contract checks use: at most 8 per usable core, and at
+    /// least 32, which is more servers than most test runs have live at once.
+    public static let shared = ServerLoops(limit: max(32, 8 * UsableCores.count))
+
+    /// The most loops (threads) this ever makes.
+    public let limit: Int
+    private let loops = Locked([Entry]())
+
+    private struct Entry {
+        let group: MultiThreadedEventLoopGroup
+        /// Servers that hold a lease on it.
+        var leases: Int
+    }
+
+    /// One server's hold on a loop, given back with `release()` once the server stopped.
+    public final class Lease: Sendable {
+        public let loop: any EventLoop
+        private let index: Int
+        private let owner: ServerLoops
+        private let released = Locked(false)
+
+        fileprivate init(loop: any EventLoop, index: Int, owner: ServerLoops) {
+            self.loop = loop
+            self.index = index
+            self.owner = owner
+        }
+
+        /// Gives the loop back, after the server's `stop()`. A second call does nothing.
+        public func release() {
+            let first = released.withLock { released in
+                defer { released = true }
+                return !released
+            }
+            if first { owner.release(index) }
+        }
+    }
+
+    public init(limit: Int) {
+        self.limit = max(1, limit)
+    }
+
+    /// A loop for one server: one no live server uses (made if none is free and fewer than
+    /// `limit` exist), else the one the fewest use.
+    public func lease() -> Lease {
+        loops.withLock { loops in
+            let index: Int
+            if let least = loops.indices.min(by: { loops[$0].leases < loops[$1].leases }),
+               loops[least].leases == 0 || loops.count >= limit {
+                index = least
+            } else {
+                loops.append(Entry(group: MultiThreadedEventLoopGroup(numberOfThreads: 1), leases: 0))
+                index = loops.count - 1
+            }
+            loops[index].leases += 1
+            return Lease(loop: loops[index].group.next(), index: index, owner: self)
+        }
+    }
+
+    fileprivate func release(_ index: Int) {
+        loops.withLock { loops in
+            loops[index].leases -= 1
+        }
+    }
+
+    /// How many loops exist and how many servers hold each (for tests).
+    public var leaseCounts: [Int] { loops.withLock { $0.map(\.leases) } }
+}

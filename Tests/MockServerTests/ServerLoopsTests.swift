@@ -1,0 +1,85 @@
+import Dispatch
+import Foundation
+import MockFixtures
+import MockServer
+import NIOCore
+import Scenarios
+import TestSupport
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The loops test servers run on (`ServerLoops`): one per live server up to the limit,
+/// never more loops than the limit, and a server that answers while another's loop is stuck.
+@Suite struct ServerLoopsTests {
+    @Test func eachLiveServerGetsALoopOfItsOwnUpToTheLimit() {
+        let loops = ServerLoops(limit: 3)
+        let first = (0..<3).map { _ in loops.lease() }
+        #expect(Set(first.map { ObjectIdentifier($0.loop) }).count == 3)
+        #expect(loops.leaseCounts == [1, 1, 1])
+
+        // Past the limit, servers share the least used loops; no fourth loop is made.
+        let more = (0..<4).map { _ in loops.lease() }
+        #expect(loops.leaseCounts == [3, 2, 2])
+        #expect(Set((first + more).map { ObjectIdentifier($0.loop) }).count == 3)
+
+        // Given back, the loops are used again rather than made anew; a second release of
+        // one lease gives back nothing more.
+        for lease in first + more { lease.release() }
+        first[0].release()
+        #expect(loops.leaseCounts == [0, 0, 0])
+        let again = (0..<3).map { _ in loops.lease() }
+        #expect(loops.leaseCounts == [1, 1, 1])
+        #expect(Set(again.map { ObjectIdentifier($0.loop) }) == Set(first.map { ObjectIdentifier($0.loop) }))
+        for lease in again { lease.release() }
+    }
+
+    /// A free loop is taken before a busy one, also when the free one was made first.
+    @Test func aGivenBackLoopIsTakenBeforeSharingOne() {
+        let loops = ServerLoops(limit: 2)
+        let a = loops.lease(), b = loops.lease()
+        a.release()
+        let c = loops.lease()
+        #expect(ObjectIdentifier(c.loop) == ObjectIdentifier(a.loop))
+        #expect(loops.leaseCounts == [1, 1])
+        b.release()
+        c.release()
+    }
+
+    /// The server answers while the loop of the server beside it is stuck: the stuck loop's
+    /// task waits until the answer has arrived, so on a shared loop the request could not
+    /// be answered until the wait's 30 s cap.
+    @Test func aServerAnswersWhileAnotherServersLoopIsStuck() async throws {
+        let loops = ServerLoops(limit: 2)
+        let stuck = loops.lease(), free = loops.lease()
+        defer {
+            stuck.release()
+            free.release()
+        }
+        let engine = try MockEngine(configuration: EngineConfiguration(fixturesDirectory: MockFixtures.directory))
+        let server = MockHTTPServer(engine: engine, group: free.loop)
+        let address = try await server.start()
+        let release = DispatchSemaphore(value: 0)
+        let stillStuck = Locked(true)
+        stuck.loop.execute {
+            _ = release.wait(timeout: .now() + 30)
+            stillStuck.withLock { $0 = false }
+        }
+        let answer: (Data, URLResponse)
+        do {
+            answer = try await HTTP.session.data(from: URL(string: address.baseURL + "/categories")!)
+        } catch {
+            release.signal()
+            await server.stop()
+            throw error
+        }
+        let answeredWhileStuck = stillStuck.current
+        release.signal()
+        await server.stop()
+        let (body, response) = answer
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(String(decoding: body, as: UTF8.self).contains("categories"))
+        #expect(answeredWhileStuck, "the answer came only after the other loop was let go")
+    }
+}
