@@ -250,6 +250,22 @@ struct ShortTimeoutProvider: RestaurantProvider {
         #expect(!late(DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "late")), 1.5, 1))
     }
 
+    /// A slow call's failure is put on the machine only when the server's own journal shows
+    /// the answer ended (or not) after the provider gave up, though it was due before.
+    @Test func theServerIsBlamedOnlyWhenItHeldAnAnswerThatWasDue() {
+        let held = CommonChecks.serverHeldAnswer
+        // Due at 1.8 s; the provider gave up at its 3 s timeout.
+        #expect(held(1.8, nil, 3.01)?.contains("had not ended when the provider gave up") == true)
+        #expect(held(1.8, 3.2, 3.01)?.contains("ended only 3.20 s after it") == true)
+        #expect(held(1.8, 2.99, 3.01) != nil, "ended as the provider gave up, within the timer's tolerance")
+        // The server answered in time: the provider's timeout, or its client, is to blame.
+        #expect(held(1.8, 1.81, 3.01) == nil)
+        #expect(held(1.8, 1.81, 2.0) == nil, "a 2 s timeout where 3 s was given")
+        // The provider gave up before the answer was due: its timeout is shorter.
+        #expect(held(1.8, nil, 1.0) == nil)
+        #expect(held(1.8, nil, 1.82) == nil, "within the timer's tolerance of the due time")
+    }
+
     /// The check's violation; an issue, and nil, when it did not fail.
     static func failure(of result: ContractReport.Result, in report: ContractReport) -> ContractViolation? {
         guard case .failed(let violation) = result.outcome else {

@@ -167,6 +167,23 @@ public enum CommonChecks {
         seconds >= effectiveTimeout(timeout) - timerTolerance
     }
 
+    /// Why a provider that gave up `seconds` into a call whose answer was due after `delay`
+    /// is not to blame, when the server is: the answer was due before the provider gave up,
+    /// yet the server's journal shows it ended only at or after that moment (`ended`, seconds
+    /// from the request; nil when it had not ended). Nil when the server was in time, or
+    /// when the provider gave up before the answer was due, which is the provider's doing.
+    static func serverHeldAnswer(due delay: TimeInterval, ended: TimeInterval?, providerGaveUpAfter seconds: TimeInterval) -> String? {
+        guard seconds > delay + timerTolerance else { return nil }
+        let due = String(format: "%g", delay)
+        if let ended {
+            guard ended >= seconds - timerTolerance else { return nil }
+            return "the server's answer, due \(due) s after the request, ended only \(CallOutcome<Int>.format(ended)) s after it: "
+                + "this machine held it past the moment the provider gave up, so this run says nothing about the provider's timeout"
+        }
+        return "the server's answer, due \(due) s after the request, had not ended when the provider gave up: "
+            + "this machine held it, so this run says nothing about the provider's timeout"
+    }
+
     /// A slow response that arrives within the timeout still succeeds.
     public static func slowButInTime<P: Sendable, T: Sendable>(
         _ id: String, call: String, pattern: RequestPattern, delay: TimeInterval,
@@ -177,20 +194,30 @@ public enum CommonChecks {
             try run.use("slow")
             let outcome = await run.outcome(within: run.timeout + 5) { try await invoke(run) }
             guard case .returned = outcome else {
+                let sent = run.expectations.requests(matching: pattern)
+                let held: String?
+                if case .threw(_, let seconds) = outcome, let first = sent.first {
+                    held = serverHeldAnswer(due: delay, ended: first.duration, providerGaveUpAfter: seconds)
+                } else {
+                    held = nil
+                }
                 // Only a timeout points at the timeout; anything else is said as it is.
                 var hint = ""
-                if case .threw(let error, let seconds) = outcome, error.contains("(timedOut)") || seconds < delay {
+                if let held {
+                    hint = " — \(held)"
+                } else if case .threw(let error, let seconds) = outcome, error.contains("(timedOut)") || seconds < delay {
                     hint = " — is the timeout shorter than the one given?"
                 } else if case .threw(let error, _) = outcome, error.contains("Decoding") {
                     hint = " — the slow answer is the same body as a fast one; it failed to decode"
                 }
                 var violation = run.expectations.violation("\(call) to succeed when the answer takes \(String(format: "%g", delay)) s (timeout \(String(format: "%g", run.timeout)) s)",
                                                            actual: outcome.summary + hint)
-                // A timeout that fired at the time given, the request sent once: the answer
-                // reached the provider late, which a loaded machine can do; a timeout shorter
+                // Sent once, and either the timeout fired at the time given or the server
+                // itself held the answer past the moment the provider gave up: the answer
+                // reached the provider late, which a loaded machine can do. A timeout shorter
                 // than the one given fires early on every attempt.
-                if outcome.isLateTimeout(run.timeout) {
-                    violation.isTimingOnly = run.expectations.requests(matching: pattern).count == 1
+                if outcome.isLateTimeout(run.timeout) || held != nil {
+                    violation.isTimingOnly = sent.count == 1
                 }
                 throw violation
             }
