@@ -30,6 +30,30 @@ import FoundationNetworking
         #expect(InProcessRegistry.shared.configuration(slot: firstClass.configurationSlot, authority: registration.authority) == nil)
     }
 
+    /// The in-process transport journals when an answer ended, as a socket server does:
+    /// a delayed answer's duration is there once the call returned, and no shorter than
+    /// its delay (the slow-in-time check reads it to tell a late machine from a provider).
+    @Test func anAnswersEndIsJournaled() async throws {
+        let slow = Scenario(name: "slow-end", rules: [Rule("s", .get("/menu"), always: Outcome(.simulator, latency: .fixed(0.3)))])
+        let engine = try MockEngine(configuration: EngineConfiguration(fixturesDirectory: MockFixtures.directory,
+                                                                       extraScenarios: [slow], scenario: slow.name))
+        let registration = try await MockURLProtocol.register(engine)
+        let session = URLSession(configuration: registration.sessionConfiguration(timeout: 10))
+        let answer: (Data, URLResponse)
+        do {
+            answer = try await session.data(from: registration.baseURL.appendingPathComponent("menu"))
+        } catch {
+            await registration.unregister()
+            throw error
+        }
+        await registration.unregister()
+        let response = answer.1
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        let entry = try #require(engine.journal.entries().last)
+        let duration = try #require(entry.duration, "the answer's end was not journaled")
+        #expect(duration >= 0.3)
+    }
+
     /// Slot numbers are spelled as types in binary: every number up to the bound maps
     /// to a class whose slot is that number.
     @Test func slotClassesNumberTheirSlots() throws {

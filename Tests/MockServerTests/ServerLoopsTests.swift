@@ -13,7 +13,7 @@ import FoundationNetworking
 /// The loops test servers run on (`ServerLoops`): one per live server up to the limit,
 /// never more loops than the limit, and a server that answers while another's loop is stuck.
 @Suite struct ServerLoopsTests {
-    @Test func eachLiveServerGetsALoopOfItsOwnUpToTheLimit() {
+    @Test func eachLiveServerGetsALoopOfItsOwnUpToTheLimit() async {
         let loops = ServerLoops(limit: 3)
         let first = (0..<3).map { _ in loops.lease() }
         #expect(Set(first.map { ObjectIdentifier($0.loop) }).count == 3)
@@ -33,10 +33,11 @@ import FoundationNetworking
         #expect(loops.leaseCounts == [1, 1, 1])
         #expect(Set(again.map { ObjectIdentifier($0.loop) }) == Set(first.map { ObjectIdentifier($0.loop) }))
         for lease in again { lease.release() }
+        await loops.shutdown()
     }
 
     /// A free loop is taken before a busy one, also when the free one was made first.
-    @Test func aGivenBackLoopIsTakenBeforeSharingOne() {
+    @Test func aGivenBackLoopIsTakenBeforeSharingOne() async {
         let loops = ServerLoops(limit: 2)
         let a = loops.lease(), b = loops.lease()
         a.release()
@@ -45,6 +46,7 @@ import FoundationNetworking
         #expect(loops.leaseCounts == [1, 1])
         b.release()
         c.release()
+        await loops.shutdown()
     }
 
     /// The server answers while the loop of the server beside it is stuck: the stuck loop's
@@ -53,10 +55,6 @@ import FoundationNetworking
     @Test func aServerAnswersWhileAnotherServersLoopIsStuck() async throws {
         let loops = ServerLoops(limit: 2)
         let stuck = loops.lease(), free = loops.lease()
-        defer {
-            stuck.release()
-            free.release()
-        }
         let engine = try MockEngine(configuration: EngineConfiguration(fixturesDirectory: MockFixtures.directory))
         let server = MockHTTPServer(engine: engine, group: free.loop)
         let address = try await server.start()
@@ -72,11 +70,15 @@ import FoundationNetworking
         } catch {
             release.signal()
             await server.stop()
+            await loops.shutdown()
             throw error
         }
         let answeredWhileStuck = stillStuck.current
         release.signal()
         await server.stop()
+        stuck.release()
+        free.release()
+        await loops.shutdown()
         let (body, response) = answer
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(String(decoding: body, as: UTF8.self).contains("categories"))

@@ -64,6 +64,10 @@ public final class TestMockServer: Sendable {
         self.lease = lease
     }
 
+    /// A server dropped without `stop()` (or stopped through `server`) gives its loop
+    /// back here; the lease gives it back once.
+    deinit { lease.release() }
+
     /// Stops the server, then gives its loop back.
     public func stop() async {
         await server.stop()

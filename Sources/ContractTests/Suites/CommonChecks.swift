@@ -167,11 +167,13 @@ public enum CommonChecks {
         seconds >= effectiveTimeout(timeout) - timerTolerance
     }
 
-    /// Why a provider that gave up `seconds` into a call whose answer was due after `delay`
-    /// is not to blame, when the server is: the answer was due before the provider gave up,
-    /// yet the server's journal shows it ended only at or after that moment (`ended`, seconds
-    /// from the request; nil when it had not ended). Nil when the server was in time, or
-    /// when the provider gave up before the answer was due, which is the provider's doing.
+    /// Why a provider is not to blame, when the server is: all three in seconds from the
+    /// request's arrival at the server. The answer was due at `delay`, before the provider
+    /// gave up (`seconds`), yet the server's journal shows it ended only at or after that
+    /// moment (`ended`; nil when it had not ended, the answer then dropped with the
+    /// connection). Nil when the server was in time, or when the provider gave up before the
+    /// answer was due, which is the provider's doing. Both transports journal an answer's
+    /// end (`MockEngine.completed`).
     static func serverHeldAnswer(due delay: TimeInterval, ended: TimeInterval?, providerGaveUpAfter seconds: TimeInterval) -> String? {
         guard seconds > delay + timerTolerance else { return nil }
         let due = String(format: "%g", delay)
@@ -192,14 +194,19 @@ public enum CommonChecks {
         ContractCheck(id, .required, "a slow \(call) that answers within the timeout still succeeds",
                       scenarios: [Scenario(name: "slow", rules: [Rule("slow", pattern, always: Outcome.simulator.delayed(.fixed(delay)))])]) { run in
             try run.use("slow")
+            let started = Date()
             let outcome = await run.outcome(within: run.timeout + 5) { try await invoke(run) }
             guard case .returned = outcome else {
                 let sent = run.expectations.requests(matching: pattern)
-                let held: String?
-                if case .threw(_, let seconds) = outcome, let first = sent.first {
-                    held = serverHeldAnswer(due: delay, ended: first.duration, providerGaveUpAfter: seconds)
-                } else {
-                    held = nil
+                // Only a timeout after one request can be the server's doing, and only
+                // without a network profile, whose own latency and pace make a later end
+                // the plan. The moment the provider gave up is put on the server's clock
+                // (from the request's arrival), as the journal's `duration` is.
+                var held: String?
+                if case .threw(let error, let seconds) = outcome, error.contains("(timedOut)"),
+                   sent.count == 1, let event = sent.first, event.network == nil {
+                    let gaveUp = started.addingTimeInterval(seconds).timeIntervalSince(event.receivedAt)
+                    held = serverHeldAnswer(due: event.delay, ended: event.duration, providerGaveUpAfter: gaveUp)
                 }
                 // Only a timeout points at the timeout; anything else is said as it is.
                 var hint = ""

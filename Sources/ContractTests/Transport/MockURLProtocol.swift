@@ -142,7 +142,13 @@ public class MockURLProtocol: URLProtocol {
             return
         }
         let body = mockRequest.body
-        after(plan.delay) { this.value.deliver(plan, request: request, body: body, hop: hop) }
+        let receivedAt = mockRequest.receivedAt
+        after(plan.delay) {
+            this.value.deliver(plan, request: request, body: body, hop: hop)
+            // The answer (or its fault) is handed over: its end goes into the journal, as a
+            // socket server's does when the response is written.
+            engine.completed(plan.journalID, receivedAt: receivedAt)
+        }
     }
 
     /// Runs `work` on the loading thread, unless the load was stopped.

@@ -83,6 +83,15 @@ public final class ServerLoops: Sendable {
         }
     }
 
+    /// Ends every loop's thread, for an instance of one's own once its servers stopped
+    /// (never `shared`, whose loops live as long as the process). Leases taken afterwards
+    /// get loops that no longer run.
+    public func shutdown() async {
+        for group in loops.withLock({ $0.map(\.group) }) {
+            try? await group.shutdownGracefully()
+        }
+    }
+
     /// How many loops exist and how many servers hold each (for tests).
     public var leaseCounts: [Int] { loops.withLock { $0.map(\.leases) } }
 }
