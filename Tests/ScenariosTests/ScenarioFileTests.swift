@@ -159,6 +159,24 @@ import Testing
         }
     }
 
+    /// swift-foundation's `JSONDecoder` traps on this input (fuzz-scenario found it: a CR,
+    /// then 513 arrays left open). A scenario file, and a snapshot to restore, are read by
+    /// our parser first, so both are refused with where and why, and nothing crashes.
+    @Test func aDeepUnclosedArrayAfterACarriageReturnIsAnError() throws {
+        let data = Data(" \r".utf8 + Array(repeating: UInt8(ascii: "["), count: 513) + [0x0D])
+        #expect {
+            try ScenarioFile.parse(data, file: "deep.json")
+        } throws: { error in
+            (error as? FixtureError)?.problems.first?.reason == "not valid JSON: nested deeper than 512 levels at line 1, column 515"
+        }
+        let engine = try MockEngine(configuration: EngineConfiguration(fixturesDirectory: MockFixtures.directory))
+        #expect {
+            try engine.restore(snapshot: data, source: "state.json")
+        } throws: { error in
+            (error as? FixtureError)?.problems.first?.reason.hasPrefix("not valid JSON: nested deeper than 512 levels") == true
+        }
+    }
+
     static let shipped = ["happy-path", "slow-3g", "flaky", "server-errors", "malformed-json", "truncated-body", "connection-reset",
                           "hang", "rate-limited", "empty-catalog", "large-catalog", "image-failures", "order-fails-then-succeeds",
                           "slow-images", "malformed-http", "tls-untrusted-certificate", "tls-expired-certificate", "tls-wrong-host",

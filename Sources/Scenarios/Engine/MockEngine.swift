@@ -249,6 +249,8 @@ public final class MockEngine: Responder {
 
     /// Restores a snapshot; a file that is not one is reported with its JSON path.
     public func restore(snapshot data: Data, source: String = "snapshot") throws(FixtureError) {
+        // Only JSON our parser accepted reaches `JSONDecoder` (`FixtureFile.decode` says why).
+        try FixtureFile.checkSyntax(data, file: source)
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
         let value: EngineSnapshot

@@ -42,13 +42,26 @@ public enum FixtureFile {
         try decode(type, from: read(url), file: url.path)
     }
 
+    /// `data` as `T`. `JSONDecoder` is given only JSON this package's strict parser
+    /// accepted: swift-foundation's traps on some malformed input (a CR, then arrays nested
+    /// past 512 levels and left open), and a bad file must be an error, never a crash.
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data, file: String) throws(FixtureError) -> T {
+        try checkSyntax(data, file: file)
         do {
             return try JSONDecoder().decode(type, from: data)
         } catch let error as DecodingError {
             throw FixtureError([problem(error, file: file)])
         } catch {
             throw FixtureError(file: file, reason: "not valid JSON")
+        }
+    }
+
+    /// Throws where and why `data` is not JSON (`JSONValue.parse`); returns when it is.
+    public static func checkSyntax(_ data: Data, file: String) throws(FixtureError) {
+        do {
+            _ = try JSONValue.parse(data)
+        } catch {
+            throw FixtureError(file: file, reason: "not valid JSON: \(error)")
         }
     }
 

@@ -10,10 +10,14 @@ public enum ScenarioFile {
 
     /// `directory` is where `bodyFile` paths start; without one, `bodyFile` is refused.
     public static func parse(_ data: Data, file: String, directory: URL? = nil) throws(FixtureError) -> Scenario {
-        guard let json = JSONValue(parsing: data) else {
-            // Let the decoder say where the syntax breaks.
-            _ = try FixtureFile.decode(JSONValue.self, from: data, file: file)
-            throw FixtureError(file: file, reason: "not valid JSON")
+        let json: JSONValue
+        do {
+            json = try JSONValue.parse(data)
+        } catch {
+            // Our parser says where the syntax breaks. Not `JSONDecoder`: swift-foundation
+            // traps on some malformed input (a CR, then arrays nested past 512 levels and
+            // left open; found by fuzz-scenario), and a bad file is an error, not a crash.
+            throw FixtureError(file: file, reason: "not valid JSON: \(error)")
         }
         let reader = JSONReader(file: file)
         let scenario = ScenarioParser(reader: reader, directory: directory).scenario(json)
