@@ -54,6 +54,38 @@ import FoundationNetworking
         #expect(duration >= 0.3)
     }
 
+    /// A paced body's end is journaled after its last chunk, not its first, and a load
+    /// stopped before its answer came is not journaled as ended at all, as over a socket.
+    @Test func aPacedAnswerEndsWithItsLastChunkAndAStoppedOneNever() async throws {
+        let json = #"{"version": 1, "name": "paced-end", "rules": [{"name": "menu", "request": {"path": "/menu"}, "response": {"simulator": true, "throttle": {"dribble": {"duration": 600, "chunks": 4}}}}, {"name": "slow", "request": {"path": "/categories"}, "response": {"simulator": true, "latency": {"fixed": 500}}}]}"#
+        let paced = try ScenarioFile.parse(Data(json.utf8), file: "paced-end.json")
+        let engine = try MockEngine(configuration: EngineConfiguration(fixturesDirectory: MockFixtures.directory,
+                                                                       extraScenarios: [paced], scenario: paced.name))
+        let registration = try await MockURLProtocol.register(engine)
+        let session = URLSession(configuration: registration.sessionConfiguration(timeout: 10))
+        do {
+            _ = try await session.data(from: registration.baseURL.appendingPathComponent("menu"))
+            let stopped = Task { try await session.data(from: registration.baseURL.appendingPathComponent("categories")) }
+            while !engine.journal.entries().contains(where: { $0.request.path == "/categories" }) {
+                try await Task.sleep(nanoseconds: 10_000_000)
+            }
+            stopped.cancel()
+            _ = await stopped.result
+            // Past the time the stopped answer was due.
+            try await Task.sleep(nanoseconds: 800_000_000)
+        } catch {
+            await registration.unregister()
+            throw error
+        }
+        await registration.unregister()
+        let entries = engine.journal.entries()
+        let menu = try #require(entries.first { $0.request.path == "/menu" })
+        let duration = try #require(menu.duration, "the paced answer's end was not journaled")
+        #expect(duration >= 0.4, "journaled at \(duration) s, before its last chunk")
+        let categories = try #require(entries.first { $0.request.path == "/categories" })
+        #expect(categories.duration == nil, "a load stopped before its answer was journaled as ended")
+    }
+
     /// Slot numbers are spelled as types in binary: every number up to the bound maps
     /// to a class whose slot is that number.
     @Test func slotClassesNumberTheirSlots() throws {

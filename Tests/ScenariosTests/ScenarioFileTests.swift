@@ -169,6 +169,15 @@ import Testing
         } throws: { error in
             (error as? FixtureError)?.problems.first?.reason == "not valid JSON: nested deeper than 512 levels at line 1, column 515"
         }
+        // A fixture file is read the same way.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("deep-\(UUID().uuidString).json")
+        try data.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect {
+            _ = try FixtureFile.read(file) { _, _ in 1 }
+        } throws: { error in
+            (error as? FixtureError)?.problems.first?.reason.hasPrefix("not valid JSON: nested deeper than 512 levels") == true
+        }
         let engine = try MockEngine(configuration: EngineConfiguration(fixturesDirectory: MockFixtures.directory))
         #expect {
             try engine.restore(snapshot: data, source: "state.json")

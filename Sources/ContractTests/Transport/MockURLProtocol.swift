@@ -143,12 +143,14 @@ public class MockURLProtocol: URLProtocol {
         }
         let body = mockRequest.body
         let receivedAt = mockRequest.receivedAt
-        after(plan.delay) {
-            this.value.deliver(plan, request: request, body: body, hop: hop)
-            // The answer (or its fault) is handed over: its end goes into the journal, as a
-            // socket server's does when the response is written.
+        // Once the answer's last byte (or its fault) is handed over, its end goes into the
+        // journal, as a socket server's does when the response is written; not for a load
+        // stopped before then, nor for one that times out (a hang, a pause too long).
+        let ended: @Sendable () -> Void = {
+            guard !this.value.isCancelled else { return }
             engine.completed(plan.journalID, receivedAt: receivedAt)
         }
+        after(plan.delay) { this.value.deliver(plan, request: request, body: body, hop: hop, ended: ended) }
     }
 
     /// Runs `work` on the loading thread, unless the load was stopped.
@@ -177,7 +179,7 @@ public class MockURLProtocol: URLProtocol {
     private static let timers = DispatchQueue(label: "mock-server.url-protocol.timers")
 
     /// `body`: the request's body as read (a stream cannot be read twice).
-    private func deliver(_ plan: ResponsePlan, request: URLRequest, body requestBody: Data, hop: Int) {
+    private func deliver(_ plan: ResponsePlan, request: URLRequest, body requestBody: Data, hop: Int, ended: @escaping @Sendable () -> Void) {
         guard let url = request.url else { return }
         let method = request.httpMethod ?? "GET"
         switch plan.fault {
@@ -186,9 +188,11 @@ public class MockURLProtocol: URLProtocol {
             return
         case .connectionReset?, .emptyResponse?:
             fail(URLError(.networkConnectionLost))
+            ended()
             return
         case .malformedChunk?, .randomDataThenClose?:
             fail(URLError(.cannotParseResponse))
+            ended()
             return
         case .truncatedBody?, nil:
             break
@@ -198,10 +202,13 @@ public class MockURLProtocol: URLProtocol {
         fields["Content-Length"] = String(plan.body.count)
         guard let response = HTTPURLResponse(url: url, statusCode: plan.status, httpVersion: "HTTP/1.1", headerFields: fields) else {
             fail(URLError(.badServerResponse))
+            ended()
             return
         }
         // A redirect with a Location is followed, as URLSession follows one from a socket.
         if let next = Self.redirect(request, body: requestBody, status: plan.status, location: plan.headers["Location"], from: url) {
+            // The redirect's answer ends here; the request it leads to is journaled on its own.
+            ended()
             #if canImport(FoundationNetworking)
             // swift-corelibs-foundation stops the process when a protocol reports a
             // redirect ("doesn't currently handle redirects directly"), so the protocol
@@ -237,24 +244,29 @@ public class MockURLProtocol: URLProtocol {
                 client.urlProtocol(self, didFailWithError: URLError(.networkConnectionLost))
             }
         }
-        if plan.fault == .truncatedBody { return }
+        if plan.fault == .truncatedBody {
+            ended()
+            return
+        }
         guard let pacing = plan.pacing, body.count > pacing.chunkSize else {
             onLoadingThread { client in
                 if !body.isEmpty { client.urlProtocol(self, didLoad: body) }
                 client.urlProtocolDidFinishLoading(self)
             }
+            ended()
             return
         }
-        sendPaced(body[...], pacing: pacing)
+        sendPaced(body[...], pacing: pacing, ended: ended)
     }
 
-    private func sendPaced(_ rest: Data.SubSequence, pacing: BodyPacing) {
+    private func sendPaced(_ rest: Data.SubSequence, pacing: BodyPacing, ended: @escaping @Sendable () -> Void) {
         let chunk = Data(rest.prefix(pacing.chunkSize))
         let remaining = rest.dropFirst(pacing.chunkSize)
         onLoadingThread { client in
             client.urlProtocol(self, didLoad: chunk)
             if remaining.isEmpty { client.urlProtocolDidFinishLoading(self) }
         }
+        if remaining.isEmpty { ended() }
         guard !remaining.isEmpty, !isCancelled else { return }
         let this = Unchecked(self)
         // A pause between chunks longer than the timeout times the request out.
@@ -263,7 +275,7 @@ public class MockURLProtocol: URLProtocol {
             after(timeout) { this.value.fail(URLError(.timedOut)) }
             return
         }
-        after(pacing.interval) { this.value.sendPaced(remaining, pacing: pacing) }
+        after(pacing.interval) { this.value.sendPaced(remaining, pacing: pacing, ended: ended) }
     }
 
     /// The request a redirect leads to, as URLSession makes it: 301, 302 and 303 turn a

@@ -83,10 +83,11 @@ public final class ServerLoops: Sendable {
         }
     }
 
-    /// Ends every loop's thread, for an instance of one's own once its servers stopped
-    /// (never `shared`, whose loops live as long as the process). Leases taken afterwards
-    /// get loops that no longer run.
+    /// Ends every loop's thread, for an instance of one's own once its servers stopped and
+    /// gave their leases back; lease nothing from it afterwards. Does nothing on `shared`,
+    /// whose loops every test server uses and which live as long as the process.
     public func shutdown() async {
+        guard self !== Self.shared else { return }
         for group in loops.withLock({ $0.map(\.group) }) {
             try? await group.shutdownGracefully()
         }

@@ -12,10 +12,12 @@ extension FixtureFile {
     /// its problems on the reader and returns nil when there were any.
     static func read<T>(_ url: URL, _ build: (JSONReader, JSONValue) -> T?) throws(FixtureError) -> T {
         let data = try read(url)
-        guard let json = JSONValue(parsing: data) else {
-            // Let the decoder say where the syntax breaks.
-            _ = try decode(JSONValue.self, from: data, file: url.path)
-            throw FixtureError(file: url.path, reason: "not valid JSON")
+        let json: JSONValue
+        do {
+            json = try JSONValue.parse(data)
+        } catch {
+            // Our parser says where the syntax breaks, never `JSONDecoder` (see `decode`).
+            throw FixtureError(file: url.path, reason: "not valid JSON: \(error)")
         }
         let reader = JSONReader(file: url.path)
         let value = build(reader, json)
