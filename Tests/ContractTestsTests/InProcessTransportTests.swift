@@ -2,6 +2,7 @@
 import Foundation
 import MockFixtures
 import Scenarios
+import TestSupport
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -57,7 +58,7 @@ import FoundationNetworking
     /// A paced body's end is journaled after its last chunk, not its first, and a load
     /// stopped before its answer came is not journaled as ended at all, as over a socket.
     @Test func aPacedAnswerEndsWithItsLastChunkAndAStoppedOneNever() async throws {
-        let json = #"{"version": 1, "name": "paced-end", "rules": [{"name": "menu", "request": {"path": "/menu"}, "response": {"simulator": true, "throttle": {"dribble": {"duration": 600, "chunks": 4}}}}, {"name": "slow", "request": {"path": "/categories"}, "response": {"simulator": true, "latency": {"fixed": 500}}}]}"#
+        let json = #"{"version": 1, "name": "paced-end", "rules": [{"name": "menu", "request": {"path": "/menu"}, "response": {"simulator": true, "throttle": {"dribble": {"duration": 600, "chunks": 4}}}}, {"name": "slow", "request": {"path": "/categories"}, "response": {"simulator": true, "latency": {"fixed": 1000}}}]}"#
         let paced = try ScenarioFile.parse(Data(json.utf8), file: "paced-end.json")
         let engine = try MockEngine(configuration: EngineConfiguration(fixturesDirectory: MockFixtures.directory,
                                                                        extraScenarios: [paced], scenario: paced.name))
@@ -65,14 +66,18 @@ import FoundationNetworking
         let session = URLSession(configuration: registration.sessionConfiguration(timeout: 10))
         do {
             _ = try await session.data(from: registration.baseURL.appendingPathComponent("menu"))
-            let stopped = Task { try await session.data(from: registration.baseURL.appendingPathComponent("categories")) }
-            while !engine.journal.entries().contains(where: { $0.request.path == "/categories" }) {
-                try await Task.sleep(nanoseconds: 10_000_000)
+            // Started and stopped on a thread of its own: a task of the shared pool can wait
+            // longer than the answer's 1 s for a thread in a full run.
+            let url = registration.baseURL.appendingPathComponent("categories")
+            try await onOwnThread {
+                let load = session.dataTask(with: url) { _, _, _ in }
+                load.resume()
+                let cap = Date().addingTimeInterval(10)
+                while !engine.journal.entries().contains(where: { $0.request.path == "/categories" }), Date() < cap { usleep(2_000) }
+                load.cancel()
             }
-            stopped.cancel()
-            _ = await stopped.result
             // Past the time the stopped answer was due.
-            try await Task.sleep(nanoseconds: 800_000_000)
+            try await Task.sleep(nanoseconds: 1_300_000_000)
         } catch {
             await registration.unregister()
             throw error
