@@ -187,12 +187,12 @@ public class MockURLProtocol: URLProtocol {
             fail(URLError(.timedOut))
             return
         case .connectionReset?, .emptyResponse?:
-            fail(URLError(.networkConnectionLost))
             ended()
+            fail(URLError(.networkConnectionLost))
             return
         case .malformedChunk?, .randomDataThenClose?:
-            fail(URLError(.cannotParseResponse))
             ended()
+            fail(URLError(.cannotParseResponse))
             return
         case .truncatedBody?, nil:
             break
@@ -201,8 +201,8 @@ public class MockURLProtocol: URLProtocol {
         for field in plan.headers { fields[field.name] = field.value }
         fields["Content-Length"] = String(plan.body.count)
         guard let response = HTTPURLResponse(url: url, statusCode: plan.status, httpVersion: "HTTP/1.1", headerFields: fields) else {
-            fail(URLError(.badServerResponse))
             ended()
+            fail(URLError(.badServerResponse))
             return
         }
         // A redirect with a Location is followed, as URLSession follows one from a socket.
@@ -237,6 +237,9 @@ public class MockURLProtocol: URLProtocol {
             return
         }
         let body = method == "HEAD" ? Data() : plan.body
+        // Each end is journaled before the last of the answer is handed over, so a client
+        // that has the answer finds it journaled as ended.
+        if plan.fault == .truncatedBody { ended() }
         onLoadingThread { client in
             client.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
             if plan.fault == .truncatedBody {
@@ -244,16 +247,13 @@ public class MockURLProtocol: URLProtocol {
                 client.urlProtocol(self, didFailWithError: URLError(.networkConnectionLost))
             }
         }
-        if plan.fault == .truncatedBody {
-            ended()
-            return
-        }
+        if plan.fault == .truncatedBody { return }
         guard let pacing = plan.pacing, body.count > pacing.chunkSize else {
+            ended()
             onLoadingThread { client in
                 if !body.isEmpty { client.urlProtocol(self, didLoad: body) }
                 client.urlProtocolDidFinishLoading(self)
             }
-            ended()
             return
         }
         sendPaced(body[...], pacing: pacing, ended: ended)
@@ -262,11 +262,11 @@ public class MockURLProtocol: URLProtocol {
     private func sendPaced(_ rest: Data.SubSequence, pacing: BodyPacing, ended: @escaping @Sendable () -> Void) {
         let chunk = Data(rest.prefix(pacing.chunkSize))
         let remaining = rest.dropFirst(pacing.chunkSize)
+        if remaining.isEmpty { ended() }
         onLoadingThread { client in
             client.urlProtocol(self, didLoad: chunk)
             if remaining.isEmpty { client.urlProtocolDidFinishLoading(self) }
         }
-        if remaining.isEmpty { ended() }
         guard !remaining.isEmpty, !isCancelled else { return }
         let this = Unchecked(self)
         // A pause between chunks longer than the timeout times the request out.
