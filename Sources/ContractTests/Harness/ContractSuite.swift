@@ -267,25 +267,11 @@ struct CheckEndpoint: Sendable {
         case .sockets:
             // A loop of its own (`ServerLoops`): a timing check's answer does not wait
             // behind its neighbours' work.
-            let lease = ServerLoops.shared.lease()
-            let server = MockHTTPServer(engine: engine, group: lease.loop, logger: logger)
-            do {
-                let address = try await server.start()
-                return CheckEndpoint(baseURL: address.url, server: server, registration: nil, lease: lease)
-            } catch {
-                lease.release()
-                throw error
-            }
+            let started = try await ServerLoops.shared.start { MockHTTPServer(engine: engine, group: $0, logger: logger) }
+            return CheckEndpoint(baseURL: started.address.url, server: started.server, registration: nil, lease: started.lease)
         case .secureSockets:
-            let lease = ServerLoops.shared.lease()
-            let server = MockHTTPServer(engine: engine, configuration: ServerConfiguration(tls: TLSSettings(caDirectory: caDirectory)),
-                                        group: lease.loop, logger: logger)
-            let address: BoundAddress
-            do {
-                address = try await server.start()
-            } catch {
-                lease.release()
-                throw error
+            let (server, address, lease) = try await ServerLoops.shared.start {
+                MockHTTPServer(engine: engine, configuration: ServerConfiguration(tls: TLSSettings(caDirectory: caDirectory)), group: $0, logger: logger)
             }
             guard let ca = await server.certificateAuthority else {
                 await server.stop()

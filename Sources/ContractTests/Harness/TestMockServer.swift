@@ -26,15 +26,8 @@ public final class TestMockServer: Sendable {
         var logger = Logger(label: "mock-server.test")
         logger.logLevel = .warning
         // A loop of its own (`ServerLoops`): tests beside this one do not hold its answers.
-        let lease = ServerLoops.shared.lease()
-        let server = MockHTTPServer(engine: engine, group: lease.loop, logger: logger)
-        do {
-            let address = try await server.start()
-            return TestMockServer(engine: engine, server: server, baseURL: address.url, lease: lease)
-        } catch {
-            lease.release()
-            throw error
-        }
+        let started = try await ServerLoops.shared.start { MockHTTPServer(engine: engine, group: $0, logger: logger) }
+        return TestMockServer(engine: engine, server: started.server, baseURL: started.address.url, lease: started.lease)
     }
 
     /// The fixtures and scenario files of `fixtures`, read once per process and shared

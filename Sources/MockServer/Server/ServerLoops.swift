@@ -93,6 +93,19 @@ public final class ServerLoops: Sendable {
         }
     }
 
+    /// Makes a server on a leased loop with `make` and starts it; the loop is given back if
+    /// the start fails. The caller gives it back (`Lease.release()`) after `stop()`.
+    public func start(_ make: (any EventLoop) -> MockHTTPServer) async throws -> (server: MockHTTPServer, address: BoundAddress, lease: Lease) {
+        let lease = lease()
+        let server = make(lease.loop)
+        do {
+            return (server, try await server.start(), lease)
+        } catch {
+            lease.release()
+            throw error
+        }
+    }
+
     /// How many loops exist and how many servers hold each (for tests).
     public var leaseCounts: [Int] { loops.withLock { $0.map(\.leases) } }
 }

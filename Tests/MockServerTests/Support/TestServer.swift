@@ -42,15 +42,11 @@ struct TestServer {
             fixturesDirectory: fixtures, restaurantVariant: restaurant, openMarketVariant: openMarket,
             journalCapacity: journalCapacity, seed: seed, timeSource: timeSource,
             extraScenarios: scenarios, scenario: scenario, timeScale: timeScale, strict: strict))
-        let lease = ServerLoops.shared.lease()
-        let server = MockHTTPServer(engine: engine, configuration: ServerConfiguration(
-            port: 0, maxRequestBodySize: maxRequestBodySize, limits: limits, adminToken: adminToken, tls: tls), group: lease.loop)
-        do {
-            return TestServer(server: server, address: try await server.start(), lease: lease)
-        } catch {
-            lease.release()
-            throw error
+        let started = try await ServerLoops.shared.start {
+            MockHTTPServer(engine: engine, configuration: ServerConfiguration(
+                port: 0, maxRequestBodySize: maxRequestBodySize, limits: limits, adminToken: adminToken, tls: tls), group: $0)
         }
+        return TestServer(server: started.server, address: started.address, lease: started.lease)
     }
 
     func url(_ path: String) -> URL { URL(string: address.baseURL + path)! }
