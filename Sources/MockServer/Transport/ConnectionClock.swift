@@ -17,16 +17,16 @@ final class ConnectionClock: ChannelInboundHandler, RemovableChannelHandler {
     enum Phase { case idle, head, body, responding, done }
 
     private let limits: ConnectionLimits
-    private var phase = Phase.idle
-    private var deadline: NIODeadline?
-    private var lastByte = NIODeadline.now()
-    private var headStart = NIODeadline.now()
+    @exclusivity(unchecked) private var phase = Phase.idle
+    @exclusivity(unchecked) private var deadline: NIODeadline?
+    @exclusivity(unchecked) private var lastByte = NIODeadline.now()
+    @exclusivity(unchecked) private var headStart = NIODeadline.now()
     /// When the one scheduled timer fires (it may fire early and re-arm).
-    private var timerAt: NIODeadline?
-    private var timer: Scheduled<Void>?
+    @exclusivity(unchecked) private var timerAt: NIODeadline?
+    @exclusivity(unchecked) private var timer: Scheduled<Void>?
     /// Bytes seen since the current head started, before the decoder took them.
-    private var headBytes = 0
-    private var context: ChannelHandlerContext?
+    @exclusivity(unchecked) private var headBytes = 0
+    @exclusivity(unchecked) private var context: ChannelHandlerContext?
 
     init(limits: ConnectionLimits) {
         self.limits = limits

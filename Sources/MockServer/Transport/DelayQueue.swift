@@ -24,8 +24,8 @@ final class DelayQueue {
     /// The loop's whole answers kept for reuse (`ResponseCache`): like the delays, shared
     /// by the loop's connections and used only on the loop, so it lives beside them.
     let responses = ResponseCache()
-    private var entries = CircularBuffer<Entry>(initialCapacity: 64)
-    private var armed: (deadline: NIODeadline, task: Scheduled<Void>)?
+    @exclusivity(unchecked) private var entries = CircularBuffer<Entry>(initialCapacity: 64)
+    @exclusivity(unchecked) private var armed: (deadline: NIODeadline, task: Scheduled<Void>)?
 
     /// `now` is the loop's clock (an `EmbeddedEventLoop`'s in tests).
     init(eventLoop: any EventLoop, now: @escaping () -> NIODeadline = NIODeadline.now) {

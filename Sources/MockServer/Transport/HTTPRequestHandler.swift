@@ -12,12 +12,12 @@ final class ConnectionRequests {
         defer { next += 1 }
         return next
     }
-    var begun = 0
+    @exclusivity(unchecked) var begun = 0
     /// The last `Host` header and the base URL made from it: a connection's client names
     /// the same host on every request, and every stream of an HTTP/2 connection.
-    var lastBaseURL: (host: String, baseURL: String)?
+    @exclusivity(unchecked) var lastBaseURL: (host: String, baseURL: String)?
     /// The header lines last written on this connection (HTTP/1.1).
-    var headerLines = HeaderLinesCache()
+    @exclusivity(unchecked) var headerLines = HeaderLinesCache()
     init() {}
 
     private static let next = Locked<UInt64>(1)
@@ -70,36 +70,36 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let logger: Logger
     /// This connection's event loop's queue of delayed responses.
     let delays: DelayQueue
-    var state = State.idle
+    @exclusivity(unchecked) var state = State.idle
 
     /// The journal entry being answered and when its request arrived.
-    var inFlight: (id: UInt64?, receivedAt: Date)?
+    @exclusivity(unchecked) var inFlight: (id: UInt64?, receivedAt: Date)?
 
     /// Request parts that arrived while a response was under way (pipelining).
-    var queued = CircularBuffer<HTTPServerRequestPart>()
-    private var readWithheld = false
-    private var draining = false
+    @exclusivity(unchecked) var queued = CircularBuffer<HTTPServerRequestPart>()
+    @exclusivity(unchecked) private var readWithheld = false
+    @exclusivity(unchecked) private var draining = false
     /// What to do once the channel is writable again (the next request, a paced chunk).
-    private var pendingWhenWritable: (() -> Void)?
+    @exclusivity(unchecked) private var pendingWhenWritable: (() -> Void)?
     /// The connection's deadlines and head-size watch, before the decoder.
     let clock: ConnectionClock?
     let limits: ConnectionLimits
     /// A stopping server asked this connection to finish: the current response goes out
     /// with `Connection: close`, and nothing more is read.
-    var stopRequested = false
+    @exclusivity(unchecked) var stopRequested = false
     /// Requests begun on this connection (the first one pays the link's setup); shared
     /// by the streams of an HTTP/2 connection.
     let connectionRequests: ConnectionRequests
     /// Whether the request being read is its connection's first.
-    var firstOnConnection = false
+    @exclusivity(unchecked) var firstOnConnection = false
     /// `http` or `https`: how absolute URLs in answers start.
     let scheme: String
     /// Set on an HTTP/2 stream: faults become frames (`HTTPRequestHandler+HTTP2`).
     let http2: HTTP2ConnectionFacts?
     /// The uplink pace of the request body being read, under a network profile.
-    var upload: UploadPace?
+    @exclusivity(unchecked) var upload: UploadPace?
     /// Reads are held until the uplink has carried what came so far.
-    var uploadHeld = false
+    @exclusivity(unchecked) var uploadHeld = false
 
     /// Whether a new request has to wait for the current response.
     private var isBusy: Bool {
@@ -178,7 +178,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func startStreaming() { state = .streaming }
 
     /// The event-stream subscription of this connection, if it streams.
-    var subscription: (hub: EventHub, token: UUID, keepAlive: RepeatedTask)?
+    @exclusivity(unchecked) var subscription: (hub: EventHub, token: UUID, keepAlive: RepeatedTask)?
 
     func stopStreaming() {
         guard let subscription else { return }

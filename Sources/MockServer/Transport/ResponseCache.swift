@@ -59,8 +59,8 @@ final class ResponseCache {
         var referenced: Bool
     }
 
-    private var entries: [Entry] = []
-    private var hand = 0
+    @exclusivity(unchecked) private var entries: [Entry] = []
+    @exclusivity(unchecked) private var hand = 0
 
     init() {
         entries.reserveCapacity(Self.slots)
