@@ -20,9 +20,11 @@ public struct Route: Sendable {
 public struct Router: Responder {
     public let routes: [Route]
     public let nearestCount: Int
-    /// Indices of the routes that can match a path starting with the key (its first
-    /// segment; "" for `/`), in declaration order, routes with any first segment included.
-    private let candidates: [Substring: [Int]]
+    /// Indices of the routes that can match a path starting with `segment` (its first
+    /// segment; empty for `/`), in declaration order, routes with any first segment
+    /// included. A list, compared byte for byte: an API has a handful of first segments,
+    /// and hashing the request's was a third of routing `/menu` (#24).
+    private let candidates: [(segment: [UInt8], indices: [Int])]
     /// Indices of the routes whose first segment can be anything (or that have no path).
     private let anyFirstSegment: [Int]
     /// The routes again, each behind one reference: reading a `Route` (a struct of a
@@ -48,9 +50,9 @@ public struct Router: Responder {
         self.nearestCount = nearestCount
         let keys = routes.map { $0.pattern.path?.requiredFirstSegment }
         let any = keys.indices.filter { keys[$0] == nil }
-        var candidates: [Substring: [Int]] = [:]
-        for key in Set(keys.compactMap { $0 }) {
-            candidates[Substring(key)] = keys.indices.filter { keys[$0] == key || keys[$0] == nil }
+        var candidates: [(segment: [UInt8], indices: [Int])] = []
+        for key in keys.compactMap({ $0 }) where !candidates.contains(where: { $0.segment.elementsEqual(key.utf8) }) {
+            candidates.append((Array(key.utf8), keys.indices.filter { keys[$0] == key || keys[$0] == nil }))
         }
         self.candidates = candidates
         self.anyFirstSegment = any
@@ -68,7 +70,7 @@ public struct Router: Responder {
     /// for a caller that sets it on a plan it changes anyway: a plan changed here and
     /// returned was copied (#24).
     func respond(to request: MockRequest, answeredBy name: inout String?) -> ResponsePlan {
-        for index in candidates[PathPattern.firstSegment(of: request.path)] ?? anyFirstSegment {
+        for index in candidateIndices(request.path) {
             let tried = tried[index]
             if let match = tried.match(request) {
                 name = tried.name
@@ -76,6 +78,30 @@ public struct Router: Responder {
             }
         }
         return unmatched(request)
+    }
+
+    /// The routes that can match `path`, by its first segment.
+    private func candidateIndices(_ path: String) -> [Int] {
+        if let found = path.utf8.withContiguousStorageIfAvailable({ candidateIndices($0) }) { return found }
+        return Array(path.utf8).withUnsafeBufferPointer { candidateIndices($0) }
+    }
+
+    private func candidateIndices(_ path: UnsafeBufferPointer<UInt8>) -> [Int] {
+        let slash = UInt8(ascii: "/")
+        var start = 0
+        while start < path.count && path[start] == slash { start += 1 }
+        var end = start
+        while end < path.count && path[end] != slash { end += 1 }
+        let length = end - start
+        for candidate in candidates where candidate.segment.count == length {
+            let same = candidate.segment.withUnsafeBufferPointer { segment in
+                var offset = 0
+                while offset < length && segment[offset] == path[start + offset] { offset += 1 }
+                return offset == length
+            }
+            if same { return candidate.indices }
+        }
+        return anyFirstSegment
     }
 
     /// The methods the routes of the resource at `path` answer (with HEAD wherever GET is),
