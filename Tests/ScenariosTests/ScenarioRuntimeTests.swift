@@ -241,6 +241,47 @@ import Testing
         #expect(throws: ScenarioSelectionError.self) { try engine.select("missing") }
     }
 
+    /// A session's runtime is found again without a lookup while the same session and
+    /// scenario keep coming; each way of starting over must still start over.
+    @Test func resettingASessionOrEverySessionStartsItsScenarioAfresh() {
+        let once = Scenario(name: "once", rules: [Rule("r", .get("/menu"), .sequence([.status(500), .simulator], afterLast: .repeatLast))])
+        let engine = engine([once], current: "once")
+        func status(_ session: String?) -> Int {
+            var headers: HeaderFields = [:]
+            if let session { headers.add(ScenarioEngine.sessionHeader, session) }
+            return engine.respond(to: makeRequest("GET", "/menu", headers: headers)).status
+        }
+        #expect([status("a"), status("a")] == [500, 200] as [Int])
+        engine.reset(session: "a")
+        #expect([status("a"), status("a")] == [500, 200] as [Int])
+        #expect([status(nil), status(nil)] == [500, 200] as [Int])
+        engine.reset()
+        let fresh = engine.snapshot()
+        #expect([status(nil), status("a")] == [500, 500] as [Int])
+        engine.restore(fresh)
+        #expect([status("a"), status(nil)] == [500, 500] as [Int])
+        engine.restore(engine.snapshot())
+        #expect([status("a"), status(nil)] == [200, 200] as [Int])
+    }
+
+    /// At most `maxSessions` sessions are kept; the oldest goes first, and a session that
+    /// comes back after it was dropped starts its scenario afresh.
+    @Test func sessionsAreBoundedAndADroppedOneStartsAfresh() {
+        let failing = Scenario(name: "fail-twice", rules: [Rule("r", .get("/menu"), .sequence([.status(500), .status(500), .simulator], afterLast: .repeatLast))])
+        let engine = engine([failing], current: "fail-twice")
+        func status(_ session: String) -> Int {
+            engine.respond(to: makeRequest("GET", "/menu", headers: [ScenarioEngine.sessionHeader: session])).status
+        }
+        #expect([status("first"), status("first")] == [500, 500] as [Int])
+        for index in 0..<ScenarioEngine.maxSessions { _ = status("s\(index)") }
+        let sessions = engine.snapshot().sessions
+        #expect(sessions.count == ScenarioEngine.maxSessions)
+        #expect(sessions["first"] == nil)
+        #expect(sessions["s\(ScenarioEngine.maxSessions - 1)"] != nil)
+        #expect([status("first"), status("first"), status("first")] == [500, 500, 200] as [Int])
+        #expect(engine.snapshot().sessions.count == ScenarioEngine.maxSessions)
+    }
+
     @Test func stubsFaultsAndTransforms() {
         let scenario = Scenario(name: "s", rules: [
             Rule("limited", .get("/limited"), always: .status(429, json: ["error": true], headers: ["Retry-After": "3"])),
