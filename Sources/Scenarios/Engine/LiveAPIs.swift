@@ -57,15 +57,34 @@ final class LazyConformance: Sendable {
 
 /// The APIs now serving, swapped whole on reset and reload.
 final class LiveAPIs: Responder {
-    private let apis: Locked<APIs>
-    init(_ apis: APIs) { self.apis = Locked(apis) }
-    var current: APIs { apis.current }
-    func replace(_ new: APIs) { apis.withLock { $0 = new } }
-    /// Takes only the router out of the lock: copying all of `APIs` per request showed in profiles (#7).
-    func respond(to request: MockRequest) -> ResponsePlan { apis.withLock { $0.router }.respond(to: request) }
+    /// Behind one reference: a request takes the box out of the lock (one retain) and
+    /// routes in the box's own methods, which read its router in place. Taking the router
+    /// or the APIs out copied them, five references or more (#24).
+    private final class Box: Sendable {
+        let apis: APIs
+        init(_ apis: APIs) { self.apis = apis }
+        func respond(to request: MockRequest, answeredBy name: inout String?) -> ResponsePlan {
+            apis.router.respond(to: request, answeredBy: &name)
+        }
+        var conformance: LazyConformance { apis.conformance }
+    }
+
+    private let apis: Locked<Box>
+    init(_ apis: APIs) { self.apis = Locked(Box(apis)) }
+    var current: APIs { apis.current.apis }
+    func replace(_ new: APIs) {
+        let box = Box(new)
+        apis.withLock { $0 = box }
+    }
+    func respond(to request: MockRequest) -> ResponsePlan {
+        var name: String?
+        var plan = respond(to: request, answeredBy: &name)
+        if let name { plan.answeredBy = name }
+        return plan
+    }
     /// The same, with the route's name apart (`Router.respond(to:answeredBy:)`).
     func respond(to request: MockRequest, answeredBy name: inout String?) -> ResponsePlan {
-        apis.withLock { $0.router }.respond(to: request, answeredBy: &name)
+        apis.current.respond(to: request, answeredBy: &name)
     }
-    var conformance: LazyConformance { apis.withLock { $0.conformance } }
+    var conformance: LazyConformance { apis.current.conformance }
 }

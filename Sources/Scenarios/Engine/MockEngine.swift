@@ -71,19 +71,25 @@ public final class MockEngine: Responder {
             return rejected.plan
         case .success(let decided):
             // One plan changed in place from the route's answer to the profile's shaping:
-            // each step that took a plan and returned it copied it (#24).
-            var plan: ResponsePlan
+            // each step that took a plan and returned it copied it, and so did a plan
+            // assigned to a variable declared before the branch (#24).
             if decided.asksInner {
                 var name: String?
-                plan = live.respond(to: request, answeredBy: &name)
+                var plan = live.respond(to: request, answeredBy: &name)
                 if let name { plan.answeredBy = name }
-            } else {
-                plan = scenarios.stubPlan(decided, request)
+                complete(decided, profile, &plan, request: request)
+                return plan
             }
-            scenarios.finish(decided, &plan, request: request)
-            if let profile { network.shape(&plan, shared: profile, request: request, timeScale: configuration.timeScale) }
+            var plan = scenarios.stubPlan(decided, request)
+            complete(decided, profile, &plan, request: request)
             return plan
         }
+    }
+
+    /// The decided outcome over `plan`, then the network profile.
+    private func complete(_ decided: ScenarioEngine.Decided, _ profile: SharedProfile?, _ plan: inout ResponsePlan, request: MockRequest) {
+        scenarios.finish(decided, &plan, request: request)
+        if let profile { network.shape(&plan, shared: profile, request: request, timeScale: configuration.timeScale) }
     }
 
     /// The answer to a request whose `X-Mock-Network` names no profile.

@@ -34,6 +34,7 @@ public struct ResponsePlan: Sendable {
     /// goes away (server-sent events).
     public var stream: EventHub?
 
+    @inline(__always)
     public init(status: Int, headers: HeaderFields = [:], body: Data = Data(), answeredBy: String? = nil) {
         self.status = status
         self.headers = headers
@@ -42,9 +43,17 @@ public struct ResponsePlan: Sendable {
     }
 
     /// A JSON body from already-encoded bytes.
-    public static func json(_ status: Int = 200, _ body: Data, headers: HeaderFields = [:]) -> ResponsePlan {
-        // Most answers have no other header: they share one made once.
-        guard !headers.fields.isEmpty else { return ResponsePlan(status: status, headers: jsonHeaders, body: body) }
+    @inline(__always)
+    public static func json(_ status: Int = 200, _ body: Data) -> ResponsePlan {
+        // Most answers have no other header: they share one list made once. An overload of
+        // its own: an empty list made for the default argument, and the plan made in one
+        // branch of a function that can return another, were a copy and a destroy (#24).
+        ResponsePlan(status: status, headers: jsonHeaders, body: body)
+    }
+
+    /// A JSON body from already-encoded bytes, with other header fields.
+    public static func json(_ status: Int = 200, _ body: Data, headers: HeaderFields) -> ResponsePlan {
+        guard !headers.fields.isEmpty else { return json(status, body) }
         var headers = headers
         headers.set("Content-Type", jsonContentType)
         return ResponsePlan(status: status, headers: headers, body: body)
