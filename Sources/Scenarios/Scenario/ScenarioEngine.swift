@@ -239,7 +239,7 @@ public final class ScenarioEngine: Responder {
 
         init(_ chosen: ScenarioRuntime.Chosen) {
             shared = chosen.scenario
-            sharedDecision = chosen.decision.map(SharedDecision.init)
+            sharedDecision = chosen.decision
             delay = chosen.delay
         }
     }

@@ -81,10 +81,12 @@ public struct ScenarioRuntime: Sendable {
         return nil
     }
 
-    /// What `choose` gives: the scenario played, the rule's decision and the delay.
+    /// What `choose` gives: the scenario played, the rule's decision and the delay. The
+    /// decision is boxed here: a `Decision` inline (its outcome) made this value large,
+    /// copied out of the scenario lock and into `ScenarioEngine.Decided` per request (#24).
     struct Chosen {
         let scenario: SharedScenario
-        let decision: Decision?
+        let decision: SharedDecision?
         let delay: Double
     }
 
@@ -93,7 +95,7 @@ public struct ScenarioRuntime: Sendable {
     /// runtime out (#24).
     mutating func choose(_ request: MockRequest) -> Chosen {
         let decided = decideWithDelay(request, defaultLatency: shared.scenario.defaults.latency)
-        return Chosen(scenario: shared, decision: decided.decision, delay: decided.delay)
+        return Chosen(scenario: shared, decision: decided.decision.map(SharedDecision.init), delay: decided.delay)
     }
 
     /// `decide`, then the delay: the outcome's latency, else `defaultLatency`, sampled from
