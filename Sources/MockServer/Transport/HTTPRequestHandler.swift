@@ -269,8 +269,15 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 state = .receiving(head, context.channel.allocator.buffer(capacity: max(0, declaredLength)), receivedAt: now)
             }
         case .body(var chunk):
-            switch state {
+            // Taken out of `state`, and the taken value dropped before the body grows: a
+            // body bound from an enum shares its storage with the enum's, so each chunk
+            // written copied the whole body received so far (28 M instructions of a 4 MB
+            // upload's 47 M, callgrind).
+            var taken = State.idle
+            swap(&taken, &state)
+            switch taken {
             case .receiving(let head, var body, let receivedAt):
+                taken = .idle
                 if body.readableBytes + chunk.readableBytes > maxRequestBodySize {
                     state = .discarding(head, size: body.readableBytes + chunk.readableBytes, receivedAt: receivedAt)
                 } else {
@@ -281,10 +288,15 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
             case .discarding(let head, let size, let receivedAt):
                 state = .discarding(head, size: size + chunk.readableBytes, receivedAt: receivedAt)
             case .idle, .awaitingUpload, .responding, .closing, .hanging, .streaming, .blocked:
-                break
+                state = taken
             }
         case .end:
-            switch state {
+            // The request is taken out of `state` (now `.responding`) rather than copied
+            // out of it and released when `state` is set: a head, a buffer and a date
+            // retained and released for nothing on every request (#24).
+            var taken = State.responding
+            swap(&taken, &state)
+            switch taken {
             case .receiving(let head, let body, let receivedAt):
                 if let due = upload?.due, due > .now() {
                     awaitUpload(until: due, head: head, body: body, receivedAt: receivedAt, context: context)
@@ -292,7 +304,6 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 }
                 upload = nil
                 clock?.requestEnded()
-                state = .responding
                 let request = makeRequest(head, body: body.readableBytes == 0 ? Data() : Data(buffer: body), receivedAt: receivedAt)
                 if let proxy, !AdminAPI.handles(request.path) {
                     respondLater(proxy, to: request, head: head, context: context)
@@ -304,14 +315,13 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 execute(plan, for: head, context: context, keepAlive: keepsAlive(head))
             case .discarding(let head, _, let receivedAt):
                 clock?.requestEnded()
-                state = .responding
                 let request = makeRequest(head, body: Data(), receivedAt: receivedAt)
                 let plan = ResponsePlan.error(413, "The request body is larger than the limit of \(maxRequestBodySize) bytes",
                                               details: ["limit": .number(Double(maxRequestBodySize))])
                 inFlight = (engine.recordRejected(request, plan: plan), receivedAt)
                 execute(plan, for: head, context: context, keepAlive: false)
             case .idle, .awaitingUpload, .responding, .closing, .hanging, .streaming, .blocked:
-                break
+                state = taken   // no request to answer: nothing changes
             }
         }
     }
