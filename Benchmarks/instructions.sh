@@ -5,15 +5,19 @@
 # rounds on a shared 2-core VM are not (see Benchmarks/README.md, "Instructions per
 # request"). They leave out the kernel (a third to a half of each server's CPU here).
 #
-#   Benchmarks/instructions.sh [--h2] [MOCK_BINARY [FLOOR_BINARY]]
+#   Benchmarks/instructions.sh [--h2 | --upload] [MOCK_BINARY [FLOOR_BINARY]]
 #
 # Defaults: .build/release/mock-server and .build/release/nio-floor (`Benchmarks/run.sh`
 # builds both). --h2 measures /menu over TLS and HTTP/2 (h2load -m 10) instead.
+# --upload measures the mock alone (the floor reads no bodies): three POSTs of 4 MB each
+# (curl, Content-Length), the body read, journaled as a digest and answered with a 400.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 h2=false
+upload=false
 if [ "${1:-}" = "--h2" ]; then h2=true; shift; fi
+if [ "${1:-}" = "--upload" ]; then upload=true; shift; fi
 mock=${1:-.build/release/mock-server}
 floor=${2:-.build/release/nio-floor}
 for binary in "$mock" "$floor"; do
@@ -34,6 +38,31 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 # without debug information (the symbol table stays, so profiles keep their names).
 cp "$mock" "$work/mock-server" && strip -g "$work/mock-server"
 cp "$floor" "$work/nio-floor" && strip -g "$work/nio-floor"
+
+if $upload; then
+  head -c 4000000 /dev/urandom >"$work/upload.bin"
+  cp "$mock" "$work/mock-server" && strip -g "$work/mock-server"
+  valgrind --tool=callgrind --callgrind-out-file="$work/upload.%p" "$work/mock-server" --port 0 --log-level warning \
+    >"$work/upload.out" 2>"$work/upload.err" &
+  pid=$! port=""
+  for _ in $(seq 1 200); do
+    port=$(grep -o 'Listening on http://127.0.0.1:[0-9]*' "$work/upload.out" 2>/dev/null | head -1 | sed 's/.*://' || true)
+    [ -n "$port" ] && curl -sf -o /dev/null "http://127.0.0.1:$port/menu" && break
+    sleep 0.2
+  done
+  [ -n "$port" ] || { echo "instructions.sh: the mock did not start:" >&2; cat "$work/upload.err" >&2; exit 1; }
+  callgrind_control -z "$pid" >/dev/null 2>&1
+  for _ in 1 2 3; do
+    status=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' --data-binary @"$work/upload.bin" "http://127.0.0.1:$port/order")
+    [ "$status" = 400 ] || { echo "instructions.sh: a 4 MB POST was answered $status, not 400" >&2; exit 1; }
+  done
+  callgrind_control -d "$pid" >/dev/null 2>&1
+  sleep 0.5
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+  dump=$(ls -S "$work"/upload.*.1 | head -1)
+  echo "mock Ir per 4 MB POST: $(( $(awk '/^(summary|totals):/ {print $2; exit}' "$dump") / 3 ))"
+  exit 0
+fi
 
 warmup=3000
 counted=10000

@@ -23,6 +23,24 @@ final class ConnectionRequests {
     private static let next = Locked<UInt64>(1)
 }
 
+/// Request parts waiting for the response under way (pipelining): a ring made when the
+/// first part has to wait. Most connections and every HTTP/2 stream never queue, and a
+/// ring made with each handler was an allocation and a free per stream (#24).
+struct PartQueue {
+    private var parts: CircularBuffer<HTTPServerRequestPart>?
+
+    var isEmpty: Bool { parts?.isEmpty ?? true }
+
+    mutating func append(_ part: HTTPServerRequestPart) {
+        if parts == nil { parts = CircularBuffer(initialCapacity: 4) }
+        parts!.append(part)
+    }
+
+    mutating func popFirst() -> HTTPServerRequestPart? { parts?.popFirst() }
+
+    mutating func removeAll() { parts = nil }
+}
+
 /// One connection's HTTP/1.1 exchange (or one HTTP/2 stream's, `HTTP2RequestDecoder`): collects a request, asks the engine for a plan,
 /// writes it as bytes (`ResponseHead` plus the body, one write), or on HTTP/2 as frames. Pipelined requests that
 /// arrive while a response is under way wait in a queue, and reading pauses until it
@@ -76,7 +94,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     @exclusivity(unchecked) var inFlight: (id: UInt64?, receivedAt: Date)?
 
     /// Request parts that arrived while a response was under way (pipelining).
-    @exclusivity(unchecked) var queued = CircularBuffer<HTTPServerRequestPart>()
+    @exclusivity(unchecked) var queued = PartQueue()
     @exclusivity(unchecked) private var readWithheld = false
     @exclusivity(unchecked) private var draining = false
     /// What to do once the channel is writable again (the next request, a paced chunk).
