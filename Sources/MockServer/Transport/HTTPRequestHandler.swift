@@ -5,42 +5,6 @@ import NIOFoundationCompat
 import NIOHTTP1
 import Scenarios
 
-/// What the requests of one connection share (one handler per HTTP/2 stream).
-final class ConnectionRequests {
-    /// This connection's number among the process's (`ConnectionRef.id`).
-    let id = ConnectionRequests.next.withLock { next -> UInt64 in
-        defer { next += 1 }
-        return next
-    }
-    @exclusivity(unchecked) var begun = 0
-    /// The last `Host` header and the base URL made from it: a connection's client names
-    /// the same host on every request, and every stream of an HTTP/2 connection.
-    @exclusivity(unchecked) var lastBaseURL: (host: String, baseURL: String)?
-    /// The header lines last written on this connection (HTTP/1.1).
-    @exclusivity(unchecked) var headerLines = HeaderLinesCache()
-    init() {}
-
-    private static let next = Locked<UInt64>(1)
-}
-
-/// Request parts waiting for the response under way (pipelining): a ring made when the
-/// first part has to wait. Most connections and every HTTP/2 stream never queue, and a
-/// ring made with each handler was an allocation and a free per stream (#24).
-struct PartQueue {
-    private var parts: CircularBuffer<HTTPServerRequestPart>?
-
-    var isEmpty: Bool { parts?.isEmpty ?? true }
-
-    mutating func append(_ part: HTTPServerRequestPart) {
-        if parts == nil { parts = CircularBuffer(initialCapacity: 4) }
-        parts!.append(part)
-    }
-
-    mutating func popFirst() -> HTTPServerRequestPart? { parts?.popFirst() }
-
-    mutating func removeAll() { parts = nil }
-}
-
 /// One connection's HTTP/1.1 exchange (or one HTTP/2 stream's, `HTTP2RequestDecoder`): collects a request, asks the engine for a plan,
 /// writes it as bytes (`ResponseHead` plus the body, one write), or on HTTP/2 as frames. Pipelined requests that
 /// arrive while a response is under way wait in a queue, and reading pauses until it
