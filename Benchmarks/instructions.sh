@@ -39,36 +39,49 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 cp "$mock" "$work/mock-server" && strip -g "$work/mock-server"
 cp "$floor" "$work/nio-floor" && strip -g "$work/nio-floor"
 
-if $upload; then
-  head -c 4000000 /dev/urandom >"$work/upload.bin"
-  cp "$mock" "$work/mock-server" && strip -g "$work/mock-server"
-  valgrind --tool=callgrind --callgrind-out-file="$work/upload.%p" "$work/mock-server" --port 0 --log-level warning \
-    >"$work/upload.out" 2>"$work/upload.err" &
+scheme=http
+if $h2; then scheme=https; fi
+
+# start NAME PATH COMMAND...: runs COMMAND's server under callgrind and sets `pid` and
+# `port` once it answers PATH.
+start() {
+  local name=$1 path=$2; shift 2
+  valgrind --tool=callgrind --callgrind-out-file="$work/$name.%p" "$@" >"$work/$name.out" 2>"$work/$name.err" &
   pid=$! port=""
   for _ in $(seq 1 200); do
-    port=$(grep -o 'Listening on http://127.0.0.1:[0-9]*' "$work/upload.out" 2>/dev/null | head -1 | sed 's/.*://' || true)
-    [ -n "$port" ] && curl -sf -o /dev/null "http://127.0.0.1:$port/menu" && break
+    port=$(grep -o 'Listening on https\?://127.0.0.1:[0-9]*' "$work/$name.out" 2>/dev/null | head -1 | sed 's/.*://' || true)
+    [ -n "$port" ] && curl -skf -o /dev/null "$scheme://127.0.0.1:$port$path" && break
     sleep 0.2
   done
-  [ -n "$port" ] || { echo "instructions.sh: the mock did not start:" >&2; cat "$work/upload.err" >&2; exit 1; }
+  [ -n "$port" ] || { echo "instructions.sh: $name did not start:" >&2; cat "$work/$name.err" >&2; exit 1; }
+}
+
+# total NAME: stops the server `start` ran and sets `instructions` to those counted since
+# the last `callgrind_control -z`.
+total() {
+  callgrind_control -d "$pid" >/dev/null 2>&1
+  sleep 0.5
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+  instructions=$(awk '/^(summary|totals):/ {print $2; exit}' "$(ls -S "$work/$1".*.1 | head -1)")
+}
+
+if $upload; then
+  head -c 4000000 /dev/urandom >"$work/upload.bin"
+  start upload /menu "$work/mock-server" --port 0 --log-level warning
   callgrind_control -z "$pid" >/dev/null 2>&1
   for _ in 1 2 3; do
     status=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' --data-binary @"$work/upload.bin" "http://127.0.0.1:$port/order")
     [ "$status" = 400 ] || { echo "instructions.sh: a 4 MB POST was answered $status, not 400" >&2; exit 1; }
   done
-  callgrind_control -d "$pid" >/dev/null 2>&1
-  sleep 0.5
-  kill "$pid"; wait "$pid" 2>/dev/null || true
-  dump=$(ls -S "$work"/upload.*.1 | head -1)
-  echo "mock Ir per 4 MB POST: $(( $(awk '/^(summary|totals):/ {print $2; exit}' "$dump") / 3 ))"
+  total upload
+  echo "mock Ir per 4 MB POST: $((instructions / 3))"
   exit 0
 fi
 
 warmup=3000
 counted=10000
-scheme=http
 load=(h2load --h1 -c 16)
-if $h2; then scheme=https; load=(h2load -c 16 -m 10); fi
+if $h2; then load=(h2load -c 16 -m 10); fi
 
 # The mock's bytes, served by nio-floor as nginx serves them in the benchmark.
 mkdir -p "$work/www/images"
@@ -76,27 +89,14 @@ mkdir -p "$work/www/images"
 # count NAME PATH COMMAND...: prints the instructions per request of COMMAND's server.
 count() {
   local name=$1 path=$2; shift 2
-  valgrind --tool=callgrind --callgrind-out-file="$work/$name.%p" "$@" >"$work/$name.out" 2>"$work/$name.err" &
-  local pid=$! port=""
-  for _ in $(seq 1 200); do
-    port=$(grep -o 'Listening on https\?://127.0.0.1:[0-9]*' "$work/$name.out" 2>/dev/null | head -1 | sed 's/.*://' || true)
-    [ -n "$port" ] && curl -skf -o /dev/null "$scheme://127.0.0.1:$port$path" && break
-    sleep 0.2
-  done
-  [ -n "$port" ] || { echo "instructions.sh: $name did not start:" >&2; cat "$work/$name.err" >&2; exit 1; }
+  start "$name" "$path" "$@"
   "${load[@]}" -n "$warmup" "$scheme://127.0.0.1:$port$path" >/dev/null
   callgrind_control -z "$pid" >/dev/null 2>&1
   local answered
   answered=$("${load[@]}" -n "$counted" "$scheme://127.0.0.1:$port$path" | awk '/^requests:/ {print $8}')
-  callgrind_control -d "$pid" >/dev/null 2>&1
-  sleep 0.5
-  kill "$pid"; wait "$pid" 2>/dev/null || true
+  total "$name"
   [ "$answered" = "$counted" ] || { echo "instructions.sh: $name answered $answered of $counted" >&2; exit 1; }
-  local dump
-  dump=$(ls -S "$work/$name".*.1 | head -1)
-  local total
-  total=$(awk '/^(summary|totals):/ {print $2; exit}' "$dump")
-  echo $((total / counted))
+  echo $((instructions / counted))
 }
 
 if $h2; then
