@@ -63,6 +63,7 @@ final class LiveAPIs: Responder {
     private final class Box: Sendable {
         let apis: APIs
         init(_ apis: APIs) { self.apis = apis }
+        func respond(to request: MockRequest) -> ResponsePlan { apis.router.respond(to: request) }
         func respond(to request: MockRequest, answeredBy name: inout String?) -> ResponsePlan {
             apis.router.respond(to: request, answeredBy: &name)
         }
@@ -76,12 +77,7 @@ final class LiveAPIs: Responder {
         let box = Box(new)
         apis.withLock { $0 = box }
     }
-    func respond(to request: MockRequest) -> ResponsePlan {
-        var name: String?
-        var plan = respond(to: request, answeredBy: &name)
-        if let name { plan.answeredBy = name }
-        return plan
-    }
+    func respond(to request: MockRequest) -> ResponsePlan { apis.current.respond(to: request) }
     /// The same, with the route's name apart (`Router.respond(to:answeredBy:)`).
     func respond(to request: MockRequest, answeredBy name: inout String?) -> ResponsePlan {
         apis.current.respond(to: request, answeredBy: &name)

@@ -166,8 +166,8 @@ public final class MockEngine: Responder {
 
     /// The decided outcome over `base`, then the network profile.
     func complete(_ decided: ScenarioEngine.Decided, _ profile: SharedProfile?, base: consuming ResponsePlan, request: MockRequest) -> ResponsePlan {
-        var plan = scenarios.finish(decided, base: base, request: request)
-        if let profile { network.shape(&plan, shared: profile, request: request, timeScale: configuration.timeScale) }
+        var plan = base
+        complete(decided, profile, &plan, request: request)
         return plan
     }
 
