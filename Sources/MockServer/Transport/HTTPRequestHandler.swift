@@ -254,7 +254,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
             // Taken out of `state`, and the taken value dropped before the body grows: a
             // body bound from an enum shares its storage with the enum's, so each chunk
             // written copied the whole body received so far (28 M instructions of a 4 MB
-            // upload's 47 M, callgrind).
+            // upload's 47 M, callgrind). `switch consume` does not drop it: measured.
             var taken = State.idle
             swap(&taken, &state)
             switch taken {
@@ -278,7 +278,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
             // retained and released for nothing on every request (#24).
             var taken = State.responding
             swap(&taken, &state)
-            switch taken {
+            switch consume taken {
             case .receiving(let head, let body, let receivedAt):
                 if let due = upload?.due, due > .now() {
                     awaitUpload(until: due, head: head, body: body, receivedAt: receivedAt, context: context)
@@ -302,8 +302,8 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
                                               details: ["limit": .number(Double(maxRequestBodySize))])
                 inFlight = (engine.recordRejected(request, plan: plan), receivedAt)
                 execute(plan, for: head, context: context, keepAlive: false)
-            case .idle, .awaitingUpload, .responding, .closing, .hanging, .streaming, .blocked:
-                state = taken   // no request to answer: nothing changes
+            case let unchanged:
+                state = unchanged   // no request to answer: nothing changes
             }
         }
     }
