@@ -96,15 +96,16 @@ public actor MockHTTPServer {
             // What every stream of the connection shares, worked out once per connection
             // rather than per stream: a stream is one request.
             let fallbackBaseURL = "https://\(fallbackHost):\(tlsPortBox.current)"
-            let shared = NIOLoopBound((HTTP2ConnectionFacts(parent: channel), ConnectionRequests(), delays.queue(for: channel.eventLoop)),
+            let streams = HTTP2OpenStreams(eventLoop: channel.eventLoop)
+            let shared = NIOLoopBound((HTTP2ConnectionFacts(parent: channel, streams: streams), ConnectionRequests(),
+                                       delays.queue(for: channel.eventLoop)),
                                       eventLoop: channel.eventLoop)
             var settings = nioDefaultSettings.filter { $0.parameter != .maxHeaderListSize }
             settings.append(HTTP2Setting(parameter: .maxHeaderListSize, value: limits.maxHeadSize))
             var connection = NIOHTTP2Handler.ConnectionConfiguration()
             connection.initialSettings = settings
-            let streams = HTTP2OpenStreams(eventLoop: channel.eventLoop)
             _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
-                mode: .server, connectionConfiguration: connection, streamConfiguration: .init(), streamDelegate: streams
+                mode: .server, connectionConfiguration: connection, streamConfiguration: .init()
             ) { stream in
                 stream.eventLoop.makeCompletedFuture {
                     let (facts, requests, delayQueue) = shared.value

@@ -67,6 +67,16 @@ extension HTTPRequestHandler {
     }
 
     /// The whole response on a stream: HEADERS, then the body in one DATA frame or paced.
+    func handlerAdded(context: ChannelHandlerContext) {
+        // A stream's handler is added by the stream's initializer and removed once the
+        // stream closes: the connection's count of open streams (`HTTP2OpenStreams`).
+        http2?.streams.opened(try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID))
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        http2?.streams.closed()
+    }
+
     func respondOnHTTP2(status: Int, headers: HeaderFields, body: Data, contentLength: Int?, pacing: BodyPacing?,
                         context: ChannelHandlerContext, keepAlive: Bool) {
         guard !(100..<200).contains(status) else {
@@ -85,8 +95,7 @@ extension HTTPRequestHandler {
                 delays.responses.keep(frames, status: status, headers: headers, body: body)
                 return frames
             }()
-            context.write(NIOAny(HTTP2Frame.FramePayload.headers(.init(headers: frames.fields, endStream: false))), promise: nil)
-            send(bodyPart(frames.body, last: true), context: context, keepAlive: keepAlive)
+            writeOnHTTP2(frames, context: context, keepAlive: keepAlive)
             return
         }
         let head = Self.headersFrame(status: status, headers: headers, contentLength: contentLength, endStream: body.isEmpty)
@@ -102,6 +111,12 @@ extension HTTPRequestHandler {
         }
         context.write(NIOAny(head), promise: nil)
         send(bodyPart(bytes, last: true), context: context, keepAlive: keepAlive)
+    }
+
+    /// A whole answer's frames: its HEADERS, then one DATA frame that ends the stream.
+    func writeOnHTTP2(_ frames: ResponseCache.Frames, context: ChannelHandlerContext, keepAlive: Bool) {
+        context.write(NIOAny(HTTP2Frame.FramePayload.headers(.init(headers: frames.fields, endStream: false))), promise: nil)
+        send(bodyPart(frames.body, last: true), context: context, keepAlive: keepAlive)
     }
 
     func performOnHTTP2(_ fault: Fault, plan: ResponsePlan, facts: HTTP2ConnectionFacts, context: ChannelHandlerContext) {

@@ -28,12 +28,21 @@ extension HTTPRequestHandler {
         // The same answer as one this loop wrote before: its bytes again (`ResponseCache`).
         // Only a whole body written at once; its headers were checked when it was kept.
         let bodyAllowed = plan.status != 304 && plan.status != 204 && !(100..<200).contains(plan.status)
-        let reusable = plan.fault == nil && plan.stream == nil && plan.pacing == nil && http2 == nil && bodyAllowed
+        let reusable = plan.fault == nil && plan.stream == nil && plan.pacing == nil && bodyAllowed
             && request.method != .HEAD && ResponseCache.admits(plan.body)
-        if reusable, let whole = delays.responses.answer(status: plan.status, http10: http10, keepAlive: keepAlive,
-                                                           headers: plan.headers, body: plan.body) {
-            send(wrapOutboundOut(whole), context: context, keepAlive: keepAlive)
-            return
+        if reusable {
+            if http2 != nil {
+                // On a stream, the frames kept for the same answer; the header check below
+                // ran once for them, not on each stream (a stream keeps no lines of its own).
+                if let frames = delays.responses.frames(status: plan.status, headers: plan.headers, body: plan.body) {
+                    writeOnHTTP2(frames, context: context, keepAlive: keepAlive)
+                    return
+                }
+            } else if let whole = delays.responses.answer(status: plan.status, http10: http10, keepAlive: keepAlive,
+                                                          headers: plan.headers, body: plan.body) {
+                send(wrapOutboundOut(whole), context: context, keepAlive: keepAlive)
+                return
+            }
         }
         // One check for every path below that writes the plan's headers (ResponseHead trusts
         // them); lines written before on this connection were checked then.
