@@ -339,5 +339,15 @@ import Testing
         #expect(entry.request.headers.values("Cookie") == ["a=1; b=2"], "\(entry.request.headers.fields)")
         #expect(entry.request.body.data == Data(body.utf8), "\(entry.request.body.size) bytes")
         #expect(entry.request.method == "POST")
+
+        // Trailers: the body's DATA frame leaves the stream open and a HEADERS frame of
+        // trailers ends it; the request is answered once they arrive.
+        let small = FileManager.default.temporaryDirectory.appendingPathComponent("h2-trailed-\(UUID().uuidString)")
+        try Data("trailed".utf8).write(to: small)
+        defer { try? FileManager.default.removeItem(at: small) }
+        let trailed = try await Self.nghttp(["-d", small.path, "--trailer", "x-check: 1", base + "/echo"])
+        #expect(trailed.fields[":status"] == "200", "\(trailed.frames) \(trailed.fields)")
+        let echoes = server.engine.journal.entries().filter { $0.request.path == "/echo" }
+        #expect(echoes.count == 2 && echoes.last?.request.body.data == Data("trailed".utf8), "\(echoes.map(\.request.body))")
     }
 }

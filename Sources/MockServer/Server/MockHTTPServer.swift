@@ -110,7 +110,6 @@ public actor MockHTTPServer {
                 stream.eventLoop.makeCompletedFuture {
                     let (facts, requests, delayQueue) = shared.value
                     let sync = stream.pipeline.syncOperations
-                    try sync.addHandler(HTTP2RequestDecoder())
                     try sync.addHandler(HTTPRequestHandler(
                         engine: engine, responder: responder, proxy: proxy, maxRequestBodySize: maxBody,
                         fallbackBaseURL: fallbackBaseURL, logger: logger,

@@ -78,6 +78,9 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     let scheme: String
     /// Set on an HTTP/2 stream: faults become frames (`HTTPRequestHandler+HTTP2`).
     let http2: HTTP2ConnectionFacts?
+    /// On an HTTP/2 stream, its frames read as request parts (this is the stream's only
+    /// handler).
+    private let frames: HTTP2RequestDecoder?
     /// The uplink pace of the request body being read, under a network profile.
     @exclusivity(unchecked) var upload: UploadPace?
     /// Reads are held until the uplink has carried what came so far.
@@ -176,6 +179,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.engine = engine
         self.scheme = scheme
         self.http2 = http2
+        self.frames = http2 == nil ? nil : HTTP2RequestDecoder()
         self.connectionRequests = connectionRequests
         self.clock = clock
         self.limits = limits
@@ -188,7 +192,14 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let part = unwrapInboundIn(data)
+        if let frames {
+            frames.decode(data, context: context) { receive($0, context: context) }
+            return
+        }
+        receive(unwrapInboundIn(data), context: context)
+    }
+
+    private func receive(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
         guard !isBusy && queued.isEmpty else {
             queued.append(part)
             return
