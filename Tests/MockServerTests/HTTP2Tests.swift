@@ -319,6 +319,30 @@ import Testing
         #expect(custom.fields["connection"] == nil && custom.fields["keep-alive"] == nil, "\(custom.fields)")
     }
 
+    /// A network profile paces a stream's upload as it does a connection's, also when the
+    /// stream's header block has no `content-length` (HTTP/2 frames a body without one):
+    /// the answer comes no sooner than the uplink carries the body. A lower bound only.
+    @Test func aProfilePacesAStreamsUpload() async throws {
+        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
+        defer { Task { await TestGate.shared.release(exclusive: false) } }
+        let (server, base) = try await Self.start([])
+        defer { Task { await server.stop() } }
+        let body = Data(repeating: UInt8(ascii: "a"), count: 40_000)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("h2-upload-\(UUID().uuidString)")
+        try body.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let (result, elapsed) = try await measure {
+            try await Self.curl(["-o", "/dev/null", "-w", "%{http_version} %{http_code}", "-H", "X-Mock-Network: 3G", "-H", "Content-Length:",
+                                 "-H", "Content-Type: application/json", "--data-binary", "@" + file.path, base + "/order"])
+        }
+        #expect(result.stdout == "2 400", "\(result.stdout) \(result.stderr)")   // not JSON: read whole, then refused
+        let floor = NetworkProfile.threeG.uploadDuration(bytes: body.count)
+        #expect(elapsed >= floor, "took \(elapsed) s, the uplink needs at least \(floor) s")
+        let entry = try #require(server.engine.journal.entries().last)
+        #expect(entry.network == "3G" && entry.request.body.size == body.count, "\(entry.network ?? "-") \(entry.request.body.size)")
+        #expect(entry.request.headers["Content-Length"] == nil, "\(entry.request.headers.fields)")
+    }
+
     /// The request a stream's header block makes: `:authority` becomes `Host`, the
     /// cookie crumbs HTTP/2 splits are one `Cookie` field again, and a body sent in
     /// several DATA frames arrives whole.

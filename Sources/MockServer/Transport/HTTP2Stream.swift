@@ -21,6 +21,8 @@ final class HTTP2RequestDecoder: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame.FramePayload
 
     private var headRead = false
+    /// The HEADERS frame that opened the stream also ended it: the request has no body.
+    private(set) var headEndedStream = false
 
     /// The request parts of one frame of the stream, in order, to `emit`. `context` is the
     /// stream handler's: a CONNECT, which nothing here serves, is refused on it.
@@ -38,6 +40,7 @@ final class HTTP2RequestDecoder: ChannelInboundHandler {
                 context.writeAndFlush(NIOAny(HTTP2Frame.FramePayload.rstStream(.refusedStream)), promise: nil)
                 return
             }
+            headEndedStream = content.endStream
             emit(.head(head))
             if content.endStream { emit(.end(nil)) }
         case .data(let content):

@@ -20,10 +20,12 @@ struct UploadPace {
 extension HTTPRequestHandler {
     /// The pace of `head`'s body, when its network profile limits the uplink (admin calls
     /// are never slowed).
-    /// `framed`: the head has `Content-Length` or `Transfer-Encoding`.
-    func uploadPace(for head: HTTPRequestHead, framed: Bool) -> UploadPace? {
-        // Only a body is paced: a request without one (most GETs) has nothing to carry.
-        guard framed || head.version.major == 2, !AdminAPI.handles(target: head.uri) else { return nil }
+    /// `mayCarryBody`: the head has `Content-Length` or `Transfer-Encoding`, or opened an
+    /// HTTP/2 stream it did not end.
+    func uploadPace(for head: HTTPRequestHead, mayCarryBody: Bool) -> UploadPace? {
+        // Only a body is paced: a request without one (most GETs) has nothing to carry,
+        // and its profile is not looked up (on HTTP/2, ~880 instructions a stream, #24).
+        guard mayCarryBody, !AdminAPI.handles(target: head.uri) else { return nil }
         // The two fields a profile is chosen by, read in place: an HTTP/2 stream (which may
         // always have a body) converted all its headers here, per stream (#24).
         let network = engine.network.resolve(named: head.headers.first(name: NetworkConditions.header),

@@ -254,7 +254,9 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 }
             }
             let declaredLength = declared ?? 0
-            upload = uploadPace(for: head, framed: framed)
+            // An HTTP/2 stream may carry a body with neither field, unless the HEADERS frame
+            // that opened it also ended it (a GET, mostly).
+            upload = uploadPace(for: head, mayCarryBody: framed || frames.map { !$0.headEndedStream } ?? false)
             let now = engine.timeSource.now()
             if declaredLength > maxRequestBodySize {
                 state = .discarding(head, size: 0, receivedAt: now)
