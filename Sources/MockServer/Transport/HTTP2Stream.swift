@@ -175,11 +175,11 @@ final class HTTP2GracefulClose: ChannelInboundHandler, RemovableChannelHandler {
             stopping = true
             let goAway = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: streams.last, errorCode: .noError, opaqueData: nil))
             context.writeAndFlush(wrapOutboundOut(goAway), promise: nil)
-            // The last stream closes as its final frame is written, before the flush that
-            // sends it: on the next tick, the GOAWAY again (the same last stream, which
-            // RFC 9113 6.8 allows) and the close once it is written. Writes complete in
-            // order, so the streams' last bytes are out by then, also when the socket or
-            // flow control held them.
+            // The last stream counts as closed once NIO has removed its handler, a tick
+            // after its final frame was written: on the tick after that, the GOAWAY again
+            // (the same last stream, which RFC 9113 6.8 allows) and the close once it is
+            // written. Writes complete in order, so the streams' last bytes are out by
+            // then, also when the socket or flow control held them.
             let loop = context.eventLoop.assumeIsolated()
             streams.whenNoneOpen { [self] in
                 loop.execute {

@@ -66,10 +66,10 @@ extension HTTPRequestHandler {
         return NIOAny(HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(bytes), endStream: last)))
     }
 
-    /// The whole response on a stream: HEADERS, then the body in one DATA frame or paced.
+    /// A stream's handler is added by the stream's initializer and removed once the
+    /// stream closes, whichever way (NIO removes a closed channel's handlers, once): the
+    /// connection's count of open streams (`HTTP2OpenStreams`).
     func handlerAdded(context: ChannelHandlerContext) {
-        // A stream's handler is added by the stream's initializer and removed once the
-        // stream closes: the connection's count of open streams (`HTTP2OpenStreams`).
         http2?.streams.opened(try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID))
     }
 
@@ -77,6 +77,7 @@ extension HTTPRequestHandler {
         http2?.streams.closed()
     }
 
+    /// The whole response on a stream: HEADERS, then the body in one DATA frame or paced.
     func respondOnHTTP2(status: Int, headers: HeaderFields, body: Data, contentLength: Int?, pacing: BodyPacing?,
                         context: ChannelHandlerContext, keepAlive: Bool) {
         guard !(100..<200).contains(status) else {
