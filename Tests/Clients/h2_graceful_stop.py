@@ -6,6 +6,8 @@ GOAWAY, and still finishes a stream the GOAWAY names as taken (RFC 9113 6.8).
 Modes:
 - `hold-window PORT PATH`: GET PATH with the stream window at 0, so the server can send
   HEADERS but must hold the body; the window opens only once the GOAWAY arrives.
+- `connect PORT -`: a CONNECT stream (`:method` and `:authority`, no `:path`), which the
+  server refuses with RST_STREAM; the client stops once the stream is reset.
 - `body-after-goaway PORT PATH BODY READY_FILE`: POST PATH with HEADERS and the first half
   of BODY, then (once a PING round trip shows the server has read them) create
   READY_FILE and wait for the GOAWAY before sending the second half, a few bytes per
@@ -61,6 +63,9 @@ if mode == "hold-window":
     sock.sendall(preface
                  + frame(SETTINGS, 0, 0, struct.pack(">HI", 0x4, 0))  # SETTINGS_INITIAL_WINDOW_SIZE = 0
                  + frame(HEADERS, END_STREAM | END_HEADERS, stream, block))
+elif mode == "connect":
+    block = encoder.encode([(":method", "CONNECT"), (":authority", "localhost:443")])
+    sock.sendall(preface + frame(SETTINGS, 0, 0) + frame(HEADERS, END_HEADERS, stream, block))
 else:
     block = encoder.encode([(":method", "POST"), (":path", path), (":scheme", "https"),
                             (":authority", f"localhost:{port}"), ("content-type", "application/json"),
@@ -75,6 +80,8 @@ buffer = b""
 sock.settimeout(0.2)
 deadline = time.monotonic() + 30
 while time.monotonic() < deadline:
+    if mode == "connect" and seen["reset"] is not None:
+        break
     try:
         data = sock.recv(65536)
     except socket.timeout:

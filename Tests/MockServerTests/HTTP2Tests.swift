@@ -319,6 +319,22 @@ import Testing
         #expect(custom.fields["connection"] == nil && custom.fields["keep-alive"] == nil, "\(custom.fields)")
     }
 
+    /// A CONNECT stream (no `:path`), which nothing here serves, is refused with
+    /// RST_STREAM (REFUSED_STREAM), and the connection goes on: the client speaks raw
+    /// frames (Tests/Clients/h2_graceful_stop.py, `connect`).
+    @Test func aConnectStreamIsRefused() async throws {
+        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
+        defer { Task { await TestGate.shared.release(exclusive: false) } }
+        let (server, _) = try await Self.start([])
+        defer { Task { await server.stop() } }
+        let result = try await Tool.run("python3", [Self.gracefulStopClient, "connect", String(server.port), "-"])
+        #expect(result.status == 0, "h2_graceful_stop.py (needs `pip install hpack`): \(result.stderr)")
+        let seen = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
+        #expect(seen["alpn"] as? String == "h2")
+        #expect(seen["reset"] as? String == "REFUSED_STREAM" && seen["status"] is NSNull, "\(seen)")
+        #expect(seen["goAway"] is NSNull, "the connection was closed: \(seen)")
+    }
+
     /// A network profile paces a stream's upload as it does a connection's, also when the
     /// stream's header block has no `content-length` (HTTP/2 frames a body without one):
     /// the answer comes no sooner than the uplink carries the body. A lower bound only.
