@@ -13,9 +13,19 @@ if [ "${2:-}" = "--report" ]; then report=${3:?--report needs a file}; fi
 targets=(json multipart scenario request)
 scratch=.build-fuzz
 # The fuzzers are a package of their own (Fuzz/Package.swift), depending on this one by path.
+# A failed build stops the run: before, its errors were printed and the binaries of an
+# earlier build fuzzed, which tested code no longer there.
+build_log=$(mktemp)
 for target in "${targets[@]}"; do
-  swift build --package-path Fuzz --scratch-path "$scratch" --product "fuzz-$target" -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING 2>&1 | grep -E "error|warning: |Compiling fuzz|Build of" || true
+  if ! swift build --package-path Fuzz --scratch-path "$scratch" --product "fuzz-$target" -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING >"$build_log" 2>&1; then
+    grep -E "error" "$build_log" | head -20
+    echo "Fuzz/run.sh: fuzz-$target did not build. After a source file of the package was added or moved," \
+      "SwiftPM may build from the old list of files: delete $scratch/debug.yaml and $scratch/build.db and run again." >&2
+    exit 2
+  fi
+  grep -E "warning: |Build of" "$build_log" || true
 done
+rm -f "$build_log"
 bin=$(swift build --package-path Fuzz --scratch-path "$scratch" --show-bin-path -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING)
 mkdir -p Fuzz/findings
 work=$(mktemp -d)
