@@ -48,7 +48,13 @@ slowloris heads, mid-body and mid-delay hang-ups, all at once. "Entries lost" co
 requests the clients sent with the journal's total.
 
 MID
-swift build -c release --product mock-server 2>&1 | grep -E "error|Build" || true
+# A failed build stops here: the soak must not run an earlier build's binary.
+if ! swift build -c release --product mock-server >"$tmp.build" 2>&1; then
+  grep -E "error" "$tmp.build" | head -20
+  echo "reliability.sh: mock-server did not build" >&2
+  exit 2
+fi
+rm -f "$tmp.build"
 soak_status=0
 python3 Scripts/soak.py "$(swift build -c release --show-bin-path)/mock-server" --seconds "$soak_seconds" --report "$tmp" || soak_status=$?
 mv "$tmp" "$out"
