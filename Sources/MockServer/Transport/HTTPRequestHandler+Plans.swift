@@ -6,6 +6,27 @@ import Scenarios
 /// Carrying out a plan on the wire: delay on the event loop's `DelayQueue` (never a sleeping thread),
 /// then the response — whole, paced, or replaced by a transport fault.
 extension HTTPRequestHandler {
+    /// Waits for an asynchronous answer off the event loop, then journals and writes it
+    /// on the loop. A client that left meanwhile still gets its request journaled.
+    func respondLater(_ proxy: any AsyncResponder, to request: MockRequest, head: HTTPRequestHead, context: ChannelHandlerContext) {
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let engine = engine
+        let promise = context.eventLoop.makePromise(of: ResponsePlan.self)
+        promise.completeWithTask { await proxy.respond(to: request, target: head.uri) }
+        promise.futureResult.whenSuccess { answer in
+            let (handler, context) = bound.value
+            var plan = answer
+            handler.addConnectionSetup(to: &plan)
+            plan.journalID = engine.record(request, plan)
+            handler.inFlight = (plan.journalID, request.receivedAt)
+            guard context.channel.isActive else {
+                handler.finishTiming()
+                return
+            }
+            handler.execute(plan, for: head, context: context, keepAlive: handler.keepsAlive(head))
+        }
+    }
+
     func execute(_ plan: ResponsePlan, for request: HTTPRequestHead, context: ChannelHandlerContext, keepAlive: Bool) {
         if plan.fault == .hang {
             startHanging()

@@ -321,27 +321,6 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Waits for an asynchronous answer off the event loop, then journals and writes it
-    /// on the loop. A client that left meanwhile still gets its request journaled.
-    private func respondLater(_ proxy: any AsyncResponder, to request: MockRequest, head: HTTPRequestHead, context: ChannelHandlerContext) {
-        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        let engine = engine
-        let promise = context.eventLoop.makePromise(of: ResponsePlan.self)
-        promise.completeWithTask { await proxy.respond(to: request, target: head.uri) }
-        promise.futureResult.whenSuccess { answer in
-            let (handler, context) = bound.value
-            var plan = answer
-            handler.addConnectionSetup(to: &plan)
-            plan.journalID = engine.record(request, plan)
-            handler.inFlight = (plan.journalID, request.receivedAt)
-            guard context.channel.isActive else {
-                handler.finishTiming()
-                return
-            }
-            handler.execute(plan, for: head, context: context, keepAlive: handler.keepsAlive(head))
-        }
-    }
-
     /// Whether the connection stays open after this request's answer: HTTP/1.1's rules, and
     /// always on an HTTP/2 stream, which ends with its answer while the connection goes on
     /// (NIO's `isKeepAlive` says false for version 2, which sent every stream down the
