@@ -97,9 +97,10 @@ public actor MockHTTPServer {
             // rather than per stream: a stream is one request.
             let fallbackBaseURL = "https://\(fallbackHost):\(tlsPortBox.current)"
             let streams = HTTP2OpenStreams(eventLoop: channel.eventLoop)
-            let shared = NIOLoopBound((HTTP2ConnectionFacts(parent: channel, streams: streams), ConnectionRequests(),
-                                       delays.queue(for: channel.eventLoop)),
-                                      eventLoop: channel.eventLoop)
+            let shared = NIOLoopBound(ConnectionShared(
+                engine: engine, responder: responder, proxy: proxy, maxRequestBodySize: maxBody, fallbackBaseURL: fallbackBaseURL,
+                logger: logger, delays: delays.queue(for: channel.eventLoop), limits: limits, scheme: "https",
+                http2: HTTP2ConnectionFacts(parent: channel, streams: streams)), eventLoop: channel.eventLoop)
             var settings = nioDefaultSettings.filter { $0.parameter != .maxHeaderListSize }
             settings.append(HTTP2Setting(parameter: .maxHeaderListSize, value: limits.maxHeadSize))
             var connection = NIOHTTP2Handler.ConnectionConfiguration()
@@ -108,13 +109,7 @@ public actor MockHTTPServer {
                 mode: .server, connectionConfiguration: connection, streamConfiguration: .init()
             ) { stream in
                 stream.eventLoop.makeCompletedFuture {
-                    let (facts, requests, delayQueue) = shared.value
-                    let sync = stream.pipeline.syncOperations
-                    try sync.addHandler(HTTPRequestHandler(
-                        engine: engine, responder: responder, proxy: proxy, maxRequestBodySize: maxBody,
-                        fallbackBaseURL: fallbackBaseURL, logger: logger,
-                        delays: delayQueue, clock: nil, limits: limits, scheme: "https",
-                        http2: facts, connectionRequests: requests))
+                    try stream.pipeline.syncOperations.addHandler(HTTPRequestHandler(shared: shared.value))
                 }
             }
             try channel.pipeline.syncOperations.addHandler(HTTP2GracefulClose(streams: streams))

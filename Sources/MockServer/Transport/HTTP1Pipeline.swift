@@ -27,9 +27,9 @@ import Scenarios
         try sync.addHandler(clock)
         try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(
             leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .drop, limitConfiguration: decoderLimits(limits))))
-        try sync.addHandler(HTTPRequestHandler(
-            engine: engine, responder: responder, proxy: proxy, maxRequestBodySize: maxRequestBodySize,
-            fallbackBaseURL: fallbackBaseURL, logger: logger, delays: delays, clock: clock, limits: limits, scheme: scheme))
+        let shared = ConnectionShared(engine: engine, responder: responder, proxy: proxy, maxRequestBodySize: maxRequestBodySize,
+                                      fallbackBaseURL: fallbackBaseURL, logger: logger, delays: delays, limits: limits, scheme: scheme)
+        try sync.addHandler(HTTPRequestHandler(shared: shared, clock: clock))
     }
 
     /// Installs a plain-HTTP connection's handlers on `channel`, answering from `engine`

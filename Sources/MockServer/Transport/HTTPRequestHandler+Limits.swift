@@ -60,7 +60,7 @@ extension HTTPRequestHandler {
         case .idle, .receiving, .discarding, .awaitingUpload:
             clock?.stop()
             let plan = ResponsePlan.error(status, reason, details: details)
-            var request = MockRequest(method: method, uri: "/", baseURL: fallbackBaseURL, receivedAt: engine.timeSource.now())
+            var request = MockRequest(method: method, uri: "/", baseURL: shared.fallbackBaseURL, receivedAt: engine.timeSource.now())
             if case .receiving(let head, _, let receivedAt) = state { request = makeRequest(head, body: Data(), receivedAt: receivedAt) }
             if case .discarding(let head, _, let receivedAt) = state { request = makeRequest(head, body: Data(), receivedAt: receivedAt) }
             if case .awaitingUpload(let head, _, let receivedAt) = state { request = makeRequest(head, body: Data(), receivedAt: receivedAt) }

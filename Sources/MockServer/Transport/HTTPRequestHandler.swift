@@ -43,15 +43,14 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case blocked
     }
 
-    let engine: MockEngine
-    let responder: any Responder
-    /// Answers everything outside the admin API later (recording through a proxy).
-    let proxy: (any AsyncResponder)?
-    private let maxRequestBodySize: Int
-    let fallbackBaseURL: String
-    private let logger: Logger
-    /// This connection's event loop's queue of delayed responses.
-    let delays: DelayQueue
+    /// What the connection's handlers share: the engine, the responders, the limits.
+    let shared: ConnectionShared
+    var engine: MockEngine { shared.engine }
+    var delays: DelayQueue { shared.delays }
+    var limits: ConnectionLimits { shared.limits }
+    var connectionRequests: ConnectionRequests { shared.requests }
+    /// Set on an HTTP/2 stream: faults become frames (`HTTPRequestHandler+HTTP2`).
+    var http2: HTTP2ConnectionFacts? { shared.http2 }
     @exclusivity(unchecked) var state = State.idle
 
     /// The journal entry being answered and when its request arrived.
@@ -65,22 +64,14 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     @exclusivity(unchecked) private var pendingWhenWritable: (() -> Void)?
     /// The connection's deadlines and head-size watch, before the decoder.
     let clock: ConnectionClock?
-    let limits: ConnectionLimits
     /// A stopping server asked this connection to finish: the current response goes out
     /// with `Connection: close`, and nothing more is read.
     @exclusivity(unchecked) var stopRequested = false
-    /// Requests begun on this connection (the first one pays the link's setup); shared
-    /// by the streams of an HTTP/2 connection.
-    let connectionRequests: ConnectionRequests
     /// Whether the request being read is its connection's first.
     @exclusivity(unchecked) var firstOnConnection = false
-    /// `http` or `https`: how absolute URLs in answers start.
-    let scheme: String
-    /// Set on an HTTP/2 stream: faults become frames (`HTTPRequestHandler+HTTP2`).
-    let http2: HTTP2ConnectionFacts?
     /// On an HTTP/2 stream, its frames read as request parts (this is the stream's only
     /// handler).
-    private let frames: HTTP2RequestDecoder?
+    @exclusivity(unchecked) private var frames: HTTP2RequestDecoder?
     /// The uplink pace of the request body being read, under a network profile.
     @exclusivity(unchecked) var upload: UploadPace?
     /// Reads are held until the uplink has carried what came so far.
@@ -172,28 +163,16 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.subscription = nil
     }
 
-    init(engine: MockEngine, responder: any Responder, proxy: (any AsyncResponder)? = nil, maxRequestBodySize: Int,
-         fallbackBaseURL: String, logger: Logger, delays: DelayQueue, clock: ConnectionClock? = nil,
-         limits: ConnectionLimits = .default, scheme: String = "http", http2: HTTP2ConnectionFacts? = nil,
-         connectionRequests: ConnectionRequests = ConnectionRequests()) {
-        self.engine = engine
-        self.scheme = scheme
-        self.http2 = http2
-        self.frames = http2 == nil ? nil : HTTP2RequestDecoder()
-        self.connectionRequests = connectionRequests
+    init(shared: ConnectionShared, clock: ConnectionClock? = nil) {
+        self.shared = shared
         self.clock = clock
-        self.limits = limits
-        self.delays = delays
-        self.responder = responder
-        self.proxy = proxy
-        self.maxRequestBodySize = maxRequestBodySize
-        self.fallbackBaseURL = fallbackBaseURL
-        self.logger = logger
+        self.frames = shared.http2 == nil ? nil : HTTP2RequestDecoder()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if let frames {
-            frames.decode(data, context: context) { receive($0, context: context) }
+        if let (part, ends) = frames?.decode(data, context: context) {
+            if let part { receive(part, context: context) }
+            if ends { receive(.end(nil), context: context) }
             return
         }
         receive(unwrapInboundIn(data), context: context)
@@ -258,7 +237,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
             // that opened it also ended it (a GET, mostly).
             upload = uploadPace(for: head, mayCarryBody: framed || frames.map { !$0.headEndedStream } ?? false)
             let now = engine.timeSource.now()
-            if declaredLength > maxRequestBodySize {
+            if declaredLength > shared.maxRequestBodySize {
                 state = .discarding(head, size: 0, receivedAt: now)
             } else {
                 state = .receiving(head, context.channel.allocator.buffer(capacity: max(0, declaredLength)), receivedAt: now)
@@ -273,7 +252,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
             switch taken {
             case .receiving(let head, var body, let receivedAt):
                 taken = .idle
-                if body.readableBytes + chunk.readableBytes > maxRequestBodySize {
+                if body.readableBytes + chunk.readableBytes > shared.maxRequestBodySize {
                     state = .discarding(head, size: body.readableBytes + chunk.readableBytes, receivedAt: receivedAt)
                 } else {
                     paceUpload(bytes: chunk.readableBytes, context: context)
@@ -300,19 +279,19 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 upload = nil
                 clock?.requestEnded()
                 let request = makeRequest(head, body: body.readableBytes == 0 ? Data() : Data(buffer: body), receivedAt: receivedAt)
-                if let proxy, !AdminAPI.handles(request.path) {
+                if let proxy = shared.proxy, !AdminAPI.handles(request.path) {
                     respondLater(proxy, to: request, head: head, context: context)
                     return
                 }
-                var plan = responder.respond(to: request)
+                var plan = shared.responder.respond(to: request)
                 addConnectionSetup(to: &plan)
                 inFlight = (plan.journalID, receivedAt)
                 execute(plan, for: head, context: context, keepAlive: keepsAlive(head))
             case .discarding(let head, _, let receivedAt):
                 clock?.requestEnded()
                 let request = makeRequest(head, body: Data(), receivedAt: receivedAt)
-                let plan = ResponsePlan.error(413, "The request body is larger than the limit of \(maxRequestBodySize) bytes",
-                                              details: ["limit": .number(Double(maxRequestBodySize))])
+                let plan = ResponsePlan.error(413, "The request body is larger than the limit of \(shared.maxRequestBodySize) bytes",
+                                              details: ["limit": .number(Double(shared.maxRequestBodySize))])
                 inFlight = (engine.recordRejected(request, plan: plan), receivedAt)
                 execute(plan, for: head, context: context, keepAlive: false)
             case let unchanged:
@@ -340,7 +319,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// (the decoder cannot find the next request's start).
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard let parserError = error as? HTTPParserError else {
-            logger.debug("connection error", metadata: ["error": "\(error)"])
+            shared.logger.debug("connection error", metadata: ["error": "\(error)"])
             context.close(promise: nil)
             return
         }
@@ -365,11 +344,11 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The address the client used (its `Host` header) when it is a plain host[:port].
     private func baseURL(for head: HTTPRequestHead) -> String {
-        guard let host = head.headers.first(name: "host") else { return fallbackBaseURL }
+        guard let host = head.headers.first(name: "host") else { return shared.fallbackBaseURL }
         // Checked and built once per connection (`ConnectionRequests.lastBaseURL`). Compared
         // byte for byte: `==` on String would take "\u{212A}" (Kelvin) for "K".
         if let last = connectionRequests.lastBaseURL, last.host.utf8Equals(host) { return last.baseURL }
-        let baseURL = HTTPRequestHandler.isPlainHost(host) ? scheme + "://" + host : fallbackBaseURL
+        let baseURL = HTTPRequestHandler.isPlainHost(host) ? shared.scheme + "://" + host : shared.fallbackBaseURL
         connectionRequests.lastBaseURL = (host, baseURL)
         return baseURL
     }
