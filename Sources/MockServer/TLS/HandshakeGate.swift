@@ -104,7 +104,10 @@ final class HandshakeGate: ChannelDuplexHandler, RemovableChannelHandler {
     }
 }
 
-/// After the TLS handler: tells the gate the handshake is done (its deadline is off).
+/// After the TLS handler: tells the gate the handshake is done (its deadline is off), then
+/// takes the gate and itself out of the pipeline. Past the handshake neither has anything
+/// left to do, and every read, write and flush of the connection went through both only to
+/// be passed on (#24).
 final class HandshakeWatch: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -115,9 +118,15 @@ final class HandshakeWatch: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let event = event as? TLSUserEvent, case .handshakeCompleted = event {
-            gate.completed = true
+        guard let tlsEvent = event as? TLSUserEvent, case .handshakeCompleted = tlsEvent else {
+            context.fireUserInboundEventTriggered(event)
+            return
         }
+        gate.completed = true
+        // The ALPN handler after this one sets up HTTP/1.1 or HTTP/2 on this event.
         context.fireUserInboundEventTriggered(event)
+        let sync = context.pipeline.syncOperations
+        if let gateContext = try? sync.context(handler: gate) { _ = sync.removeHandler(context: gateContext) }
+        _ = sync.removeHandler(context: context)
     }
 }
