@@ -96,7 +96,7 @@ public actor MockHTTPServer {
             // What every stream of the connection shares, worked out once per connection
             // rather than per stream: a stream is one request.
             let fallbackBaseURL = "https://\(fallbackHost):\(tlsPortBox.current)"
-            let streams = HTTP2OpenStreams(eventLoop: channel.eventLoop)
+            let streams = HTTP2OpenStreams()
             let shared = NIOLoopBound(ConnectionShared(
                 engine: engine, responder: responder, proxy: proxy, maxRequestBodySize: maxBody, fallbackBaseURL: fallbackBaseURL,
                 logger: logger, delays: delays.queue(for: channel.eventLoop), limits: limits, scheme: "https",

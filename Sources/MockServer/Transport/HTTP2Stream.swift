@@ -102,49 +102,45 @@ final class HTTP2ConnectionFacts {
 
 /// The open streams of one HTTP/2 connection, as each stream's `HTTPRequestHandler`
 /// reports them: opened when it is added to the stream, closed when it is removed (NIO
-/// removes a closed channel's handlers). Used on the connection's event loop only.
+/// removes a closed channel's handlers). Used on the connection's event loop only: by the
+/// connection's `HTTP2GracefulClose` and its streams' handlers, which run on that loop. No
+/// `NIOLoopBoundBox`: its check of the loop on every access cost about 300 instructions
+/// per stream (#24), and nothing off the loop can reach this object (it is not `Sendable`).
 ///
 /// Not `NIOHTTP2Handler`'s stream delegate: its inline multiplexer copies the delegate's
 /// existential with its own state several times per frame, which with the delegate's two
 /// calls cost about 2,000 instructions per stream (callgrind, #24); a stream's handler
 /// sees the same opening and closing.
 final class HTTP2OpenStreams {
-    private struct State {
-        var open = 0
-        var last = HTTP2StreamID.rootStream
-        var whenNoneOpen: (() -> Void)?
-    }
-    private let state: NIOLoopBoundBox<State>
-
-    init(eventLoop: any EventLoop) {
-        state = NIOLoopBoundBox(State(), eventLoop: eventLoop)
-    }
-
+    @exclusivity(unchecked) private var open = 0
     /// The highest stream the client opened (the root stream if none).
-    var last: HTTP2StreamID { state.value.last }
+    @exclusivity(unchecked) private(set) var last = HTTP2StreamID.rootStream
+    @exclusivity(unchecked) private var pending: (() -> Void)?
+
+    init() {}
 
     /// Runs `action` once no stream is open: now, or when the last open one closes.
     func whenNoneOpen(_ action: @escaping () -> Void) {
-        if state.value.open == 0 { action() } else { state.value.whenNoneOpen = action }
+        if open == 0 { action() } else { pending = action }
     }
 
     /// Forgets a pending `whenNoneOpen` (the connection closed first; it held the
     /// connection's handler context).
     func cancel() {
-        state.value.whenNoneOpen = nil
+        pending = nil
     }
 
     /// A stream's handler was added (`id` nil when the stream has none to tell).
     func opened(_ id: HTTP2StreamID?) {
-        state.value.open += 1
-        if let id { state.value.last = max(state.value.last, id) }
+        open += 1
+        if let id { last = max(last, id) }
     }
 
     /// A handler `opened` reported was removed: its stream closed.
     func closed() {
-        state.value.open -= 1
-        if state.value.open == 0, let action = state.value.whenNoneOpen {
-            state.value.whenNoneOpen = nil
+        open -= 1
+        if open == 0, let action = pending {
+            pending = nil
             action()
         }
     }
