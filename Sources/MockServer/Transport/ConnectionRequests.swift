@@ -39,6 +39,13 @@ final class ConnectionShared {
         self.scheme = scheme
         self.http2 = http2
     }
+
+    /// The responder's plan for `request`. Called here rather than as
+    /// `shared.responder.respond(to:)`, which copied the existential (and the admin API's
+    /// fields in it) out of this object before every call.
+    func respond(to request: MockRequest) -> ResponsePlan {
+        responder.respond(to: request)
+    }
 }
 
 /// What the requests of one connection share (one handler per HTTP/2 stream).

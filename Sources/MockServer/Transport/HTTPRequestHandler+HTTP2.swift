@@ -62,7 +62,7 @@ extension HTTPRequestHandler {
     /// A body's bytes: raw on HTTP/1.1 (the caller framed them), a DATA frame on HTTP/2,
     /// where the last one ends the stream.
     func bodyPart(_ bytes: ByteBuffer, last: Bool) -> NIOAny {
-        guard http2 != nil else { return wrapOutboundOut(bytes) }
+        guard isHTTP2 else { return wrapOutboundOut(bytes) }
         return NIOAny(HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(bytes), endStream: last)))
     }
 
@@ -70,11 +70,11 @@ extension HTTPRequestHandler {
     /// stream closes, whichever way (NIO removes a closed channel's handlers, once): the
     /// connection's count of open streams (`HTTP2OpenStreams`).
     func handlerAdded(context: ChannelHandlerContext) {
-        http2?.streams.opened(try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID))
+        shared.http2?.streams.opened(try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID))
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        http2?.streams.closed()
+        shared.http2?.streams.closed()
     }
 
     /// The whole response on a stream: HEADERS, then the body in one DATA frame or paced.
@@ -90,10 +90,10 @@ extension HTTPRequestHandler {
         // A whole body sent at once: the frames this loop made for the same parts, or made
         // now and kept (`ResponseCache`).
         if pacing == nil, contentLength == body.count, ResponseCache.admits(body) {
-            let frames = delays.responses.frames(status: status, headers: headers, body: body) ?? {
+            let frames = shared.delays.responses.frames(status: status, headers: headers, body: body) ?? {
                 let frames = ResponseCache.Frames(fields: Self.fieldBlock(status: status, headers: headers, contentLength: contentLength),
                                                   body: context.channel.allocator.buffer(data: body))
-                delays.responses.keep(frames, status: status, headers: headers, body: body)
+                shared.delays.responses.keep(frames, status: status, headers: headers, body: body)
                 return frames
             }()
             writeOnHTTP2(frames, context: context, keepAlive: keepAlive)

@@ -17,11 +17,11 @@ extension HTTPRequestHandler {
                     context.close(promise: nil)
                 }
             case .headTimedOut:
-                reject(408, "The request head (request line and headers) did not arrive within \(Self.seconds(limits.headTimeout)) s",
-                       details: ["timeoutSeconds": seconds(limits.headTimeout)], method: "INCOMPLETE", context: context)
+                reject(408, "The request head (request line and headers) did not arrive within \(Self.seconds(shared.limits.headTimeout)) s",
+                       details: ["timeoutSeconds": seconds(shared.limits.headTimeout)], method: "INCOMPLETE", context: context)
             case .bodyStalled:
-                reject(408, "The request body stopped arriving for \(Self.seconds(limits.idleTimeout)) s",
-                       details: ["timeoutSeconds": seconds(limits.idleTimeout)], method: "INCOMPLETE", context: context)
+                reject(408, "The request body stopped arriving for \(Self.seconds(shared.limits.idleTimeout)) s",
+                       details: ["timeoutSeconds": seconds(shared.limits.idleTimeout)], method: "INCOMPLETE", context: context)
             case .headTooLarge(let limit):
                 reject(431, "The request head (request line and headers) is larger than the limit of \(limit) bytes",
                        details: ["limit": .number(Double(limit))], method: "INVALID", context: context)
@@ -34,7 +34,7 @@ extension HTTPRequestHandler {
             // An HTTP/2 stream ends with its END_STREAM: closing it here would reset a stream
             // whose answer is written but still held by flow control. The connection's
             // HTTP2GracefulClose closes once every stream has ended (or the grace cuts it).
-            guard http2 == nil else { return }
+            guard !isHTTP2 else { return }
             if case .idle = state, queued.isEmpty {
                 finishClosing()
                 closeAfterWrites(context: context)
@@ -60,11 +60,11 @@ extension HTTPRequestHandler {
         case .idle, .receiving, .discarding, .awaitingUpload:
             clock?.stop()
             let plan = ResponsePlan.error(status, reason, details: details)
-            var request = MockRequest(method: method, uri: "/", baseURL: shared.fallbackBaseURL, receivedAt: engine.timeSource.now())
+            var request = MockRequest(method: method, uri: "/", baseURL: shared.fallbackBaseURL, receivedAt: shared.engine.timeSource.now())
             if case .receiving(let head, _, let receivedAt) = state { request = makeRequest(head, body: Data(), receivedAt: receivedAt) }
             if case .discarding(let head, _, let receivedAt) = state { request = makeRequest(head, body: Data(), receivedAt: receivedAt) }
             if case .awaitingUpload(let head, _, let receivedAt) = state { request = makeRequest(head, body: Data(), receivedAt: receivedAt) }
-            inFlight = (engine.recordRejected(request, plan: plan), request.receivedAt)
+            inFlight = (shared.engine.recordRejected(request, plan: plan), request.receivedAt)
             state = .responding
             queued.removeAll()
             let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/")
@@ -80,11 +80,11 @@ extension HTTPRequestHandler {
     /// journaled as 499 (nginx's "client closed request"), so the journal holds every
     /// request the server received.
     func journalAbandoned() {
-        let now = engine.timeSource.now()
+        let now = shared.engine.timeSource.now()
         func record(_ head: HTTPRequestHead, _ reason: String, receivedAt: Date) {
             let plan = ResponsePlan.error(499, reason)
-            let id = engine.recordRejected(makeRequest(head, body: Data(), receivedAt: receivedAt), plan: plan)
-            engine.completed(id, receivedAt: receivedAt)
+            let id = shared.engine.recordRejected(makeRequest(head, body: Data(), receivedAt: receivedAt), plan: plan)
+            shared.engine.completed(id, receivedAt: receivedAt)
         }
         switch state {
         case .receiving(let head, _, let receivedAt), .discarding(let head, _, let receivedAt):

@@ -28,11 +28,11 @@ extension HTTPRequestHandler {
         guard mayCarryBody, !AdminAPI.handles(target: head.uri) else { return nil }
         // The two fields a profile is chosen by, read in place: an HTTP/2 stream (which may
         // always have a body) converted all its headers here, per stream (#24).
-        let network = engine.network.resolve(named: head.headers.first(name: NetworkConditions.header),
+        let network = shared.engine.network.resolve(named: head.headers.first(name: NetworkConditions.header),
                                              session: head.headers.first(name: ScenarioEngine.sessionHeader))
         guard case .success(let profile?) = network,
               let rate = profile.uplinkBitsPerSecond, rate > 0 else { return nil }
-        let perByte = 8 / Double(rate) * 1e9 * engine.configuration.timeScale
+        let perByte = 8 / Double(rate) * 1e9 * shared.engine.configuration.timeScale
         return UploadPace(start: .now(), nanosecondsPerByte: perByte)
     }
 
@@ -40,7 +40,7 @@ extension HTTPRequestHandler {
     /// TCP handshake.
     func addConnectionSetup(to plan: inout ResponsePlan) {
         guard firstOnConnection, let profile = plan.network else { return }
-        plan.delay += profile.connectionSetup(timeScale: engine.configuration.timeScale)
+        plan.delay += profile.connectionSetup(timeScale: shared.engine.configuration.timeScale)
     }
 
     /// Counts `bytes` of body against the uplink; ahead of schedule, reading stops until

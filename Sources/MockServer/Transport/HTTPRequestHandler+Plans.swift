@@ -10,7 +10,7 @@ extension HTTPRequestHandler {
     /// on the loop. A client that left meanwhile still gets its request journaled.
     func respondLater(_ proxy: any AsyncResponder, to request: MockRequest, head: HTTPRequestHead, context: ChannelHandlerContext) {
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        let engine = engine
+        let engine = shared.engine
         let promise = context.eventLoop.makePromise(of: ResponsePlan.self)
         promise.completeWithTask { await proxy.respond(to: request, target: head.uri) }
         promise.futureResult.whenSuccess { answer in
@@ -36,7 +36,7 @@ extension HTTPRequestHandler {
             carryOut(plan, for: request, context: context, keepAlive: keepAlive)
             return
         }
-        delays.schedule(at: .now() + .nanoseconds(Int64(plan.delay * 1_000_000_000))) { [self] in
+        shared.delays.schedule(at: .now() + .nanoseconds(Int64(plan.delay * 1_000_000_000))) { [self] in
             guard context.channel.isActive else { return }
             carryOut(plan, for: request, context: context, keepAlive: keepAlive)
         }
@@ -52,14 +52,14 @@ extension HTTPRequestHandler {
         let reusable = plan.fault == nil && plan.stream == nil && plan.pacing == nil && bodyAllowed
             && request.method != .HEAD && ResponseCache.admits(plan.body)
         if reusable {
-            if http2 != nil {
+            if isHTTP2 {
                 // On a stream, the frames kept for the same answer; the header check below
                 // ran once for them, not on each stream (a stream keeps no lines of its own).
-                if let frames = delays.responses.frames(status: plan.status, headers: plan.headers, body: plan.body) {
+                if let frames = shared.delays.responses.frames(status: plan.status, headers: plan.headers, body: plan.body) {
                     writeOnHTTP2(frames, context: context, keepAlive: keepAlive)
                     return
                 }
-            } else if let whole = delays.responses.answer(status: plan.status, http10: http10, keepAlive: keepAlive,
+            } else if let whole = shared.delays.responses.answer(status: plan.status, http10: http10, keepAlive: keepAlive,
                                                           headers: plan.headers, body: plan.body) {
                 send(wrapOutboundOut(whole), context: context, keepAlive: keepAlive)
                 return
@@ -67,7 +67,7 @@ extension HTTPRequestHandler {
         }
         // One check for every path below that writes the plan's headers (ResponseHead trusts
         // them); lines written before on this connection were checked then.
-        let keptLines = connectionRequests.headerLines.lines(for: plan.headers)
+        let keptLines = shared.requests.headerLines.lines(for: plan.headers)
         guard keptLines != nil || plan.headers.areWritable else {
             carryOut(Self.unwritableHeaders(plan), for: request, context: context, keepAlive: false)
             return
@@ -81,7 +81,7 @@ extension HTTPRequestHandler {
             return
         }
         let body = bodyAllowed && request.method != .HEAD ? plan.body : Data()
-        if http2 != nil {
+        if isHTTP2 {
             respondOnHTTP2(status: plan.status, headers: plan.headers, body: body, contentLength: bodyAllowed ? plan.body.count : nil,
                            pacing: plan.pacing, context: context, keepAlive: keepAlive)
             return
@@ -108,7 +108,7 @@ extension HTTPRequestHandler {
         buffer.writeData(body)
         keepLines(newLines, of: buffer, for: plan.headers, context: context)
         if reusable {
-            delays.responses.keep(buffer, status: plan.status, http10: http10, keepAlive: keepAlive, headers: plan.headers, body: plan.body)
+            shared.delays.responses.keep(buffer, status: plan.status, http10: http10, keepAlive: keepAlive, headers: plan.headers, body: plan.body)
         }
         send(wrapOutboundOut(buffer), context: context, keepAlive: keepAlive)
     }
@@ -120,7 +120,7 @@ extension HTTPRequestHandler {
         guard let range, let written = buffer.getSlice(at: range.lowerBound, length: range.count) else { return }
         var lines = context.channel.allocator.buffer(capacity: written.readableBytes)
         lines.writeImmutableBuffer(written)
-        connectionRequests.headerLines.keep(lines, for: headers)
+        shared.requests.headerLines.keep(lines, for: headers)
     }
 
     /// A plan whose headers cannot go on the wire (a value with a line break, say) becomes
@@ -171,7 +171,7 @@ extension HTTPRequestHandler {
     /// Server-sent events: a chunked body that grows with every event, a comment every
     /// 15 s so proxies keep the connection, until the client goes away.
     private func stream(_ hub: EventHub, plan: ResponsePlan, request: HTTPRequestHead, context: ChannelHandlerContext) {
-        if http2 != nil {
+        if isHTTP2 {
             context.write(NIOAny(Self.headersFrame(status: 200, headers: plan.headers, contentLength: nil, endStream: false)), promise: nil)
             context.writeAndFlush(bodyPart(context.channel.allocator.buffer(string: ": connected\n\n"), last: false), promise: nil)
         } else {
@@ -206,7 +206,7 @@ extension HTTPRequestHandler {
             context.close(promise: nil)
             return
         }
-        guard http2 == nil else {
+        guard !isHTTP2 else {
             context.writeAndFlush(bodyPart(context.channel.allocator.buffer(data: bytes), last: false), promise: nil)
             return
         }
@@ -218,7 +218,7 @@ extension HTTPRequestHandler {
     // MARK: Faults
 
     private func perform(_ fault: Fault, plan: ResponsePlan, request: HTTPRequestHead, context: ChannelHandlerContext) {
-        if let http2 {
+        if let http2 = shared.http2 {
             performOnHTTP2(fault, plan: plan, facts: http2, context: context)
             return
         }

@@ -44,13 +44,11 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// What the connection's handlers share: the engine, the responders, the limits.
+    /// Read as `shared.engine` and the like where they are used: a property of this
+    /// handler that forwarded to one of them retained and released it on every use.
     let shared: ConnectionShared
-    var engine: MockEngine { shared.engine }
-    var delays: DelayQueue { shared.delays }
-    var limits: ConnectionLimits { shared.limits }
-    var connectionRequests: ConnectionRequests { shared.requests }
-    /// Set on an HTTP/2 stream: faults become frames (`HTTPRequestHandler+HTTP2`).
-    var http2: HTTP2ConnectionFacts? { shared.http2 }
+    /// On an HTTP/2 stream: faults become frames (`HTTPRequestHandler+HTTP2`).
+    let isHTTP2: Bool
     @exclusivity(unchecked) var state = State.idle
 
     /// The journal entry being answered and when its request arrived.
@@ -147,7 +145,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Tells the journal how long the answer took (once per request).
     func finishTiming() {
         guard let inFlight else { return }
-        engine.completed(inFlight.id, receivedAt: inFlight.receivedAt)
+        shared.engine.completed(inFlight.id, receivedAt: inFlight.receivedAt)
         self.inFlight = nil
     }
     func startHanging() { state = .hanging }
@@ -166,7 +164,8 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     init(shared: ConnectionShared, clock: ConnectionClock? = nil) {
         self.shared = shared
         self.clock = clock
-        self.frames = shared.http2 == nil ? nil : HTTP2RequestDecoder()
+        isHTTP2 = shared.http2 != nil
+        frames = isHTTP2 ? HTTP2RequestDecoder() : nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -198,7 +197,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// A stopping server's HTTP/1.1 connection: no more requests are read or answered.
-    private var readsStopped: Bool { stopRequested && http2 == nil }
+    private var readsStopped: Bool { stopRequested && !isHTTP2 }
 
     private func drainQueue(context: ChannelHandlerContext) {
         guard !draining else { return }   // a response finished while draining: the loop below goes on
@@ -217,8 +216,8 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
         switch part {
         case .head(let head):
             clock?.headArrived()
-            connectionRequests.begun += 1
-            firstOnConnection = connectionRequests.begun == 1
+            shared.requests.begun += 1
+            firstOnConnection = shared.requests.begun == 1
             // The body's framing, in one pass over the fields.
             var declared: Int?, framed = false
             for (name, value) in head.headers {
@@ -236,7 +235,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
             // An HTTP/2 stream may carry a body with neither field, unless the HEADERS frame
             // that opened it also ended it (a GET, mostly).
             upload = uploadPace(for: head, mayCarryBody: framed || frames.map { !$0.headEndedStream } ?? false)
-            let now = engine.timeSource.now()
+            let now = shared.engine.timeSource.now()
             if declaredLength > shared.maxRequestBodySize {
                 state = .discarding(head, size: 0, receivedAt: now)
             } else {
@@ -283,7 +282,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
                     respondLater(proxy, to: request, head: head, context: context)
                     return
                 }
-                var plan = shared.responder.respond(to: request)
+                var plan = shared.respond(to: request)
                 addConnectionSetup(to: &plan)
                 inFlight = (plan.journalID, receivedAt)
                 execute(plan, for: head, context: context, keepAlive: keepsAlive(head))
@@ -292,7 +291,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 let request = makeRequest(head, body: Data(), receivedAt: receivedAt)
                 let plan = ResponsePlan.error(413, "The request body is larger than the limit of \(shared.maxRequestBodySize) bytes",
                                               details: ["limit": .number(Double(shared.maxRequestBodySize))])
-                inFlight = (engine.recordRejected(request, plan: plan), receivedAt)
+                inFlight = (shared.engine.recordRejected(request, plan: plan), receivedAt)
                 execute(plan, for: head, context: context, keepAlive: false)
             case let unchanged:
                 state = unchanged   // no request to answer: nothing changes
@@ -305,7 +304,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// (NIO's `isKeepAlive` says false for version 2, which sent every stream down the
     /// closing path).
     func keepsAlive(_ head: HTTPRequestHead) -> Bool {
-        http2 != nil || head.isKeepAlive
+        isHTTP2 || head.isKeepAlive
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -324,8 +323,8 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         if parserError == .headerOverflow {
-            reject(431, "The request's headers are larger than the limit of \(limits.maxHeadSize) bytes",
-                   details: ["limit": .number(Double(limits.maxHeadSize))], method: "INVALID", context: context)
+            reject(431, "The request's headers are larger than the limit of \(shared.limits.maxHeadSize) bytes",
+                   details: ["limit": .number(Double(shared.limits.maxHeadSize))], method: "INVALID", context: context)
         } else {
             reject(400, "Malformed HTTP request (\(parserError))", method: "INVALID", context: context)
         }
@@ -339,7 +338,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
             body: body,
             baseURL: baseURL(for: head),
             receivedAt: receivedAt,
-            connection: ConnectionRef(id: connectionRequests.id, ordinal: connectionRequests.begun))
+            connection: ConnectionRef(id: shared.requests.id, ordinal: shared.requests.begun))
     }
 
     /// The address the client used (its `Host` header) when it is a plain host[:port].
@@ -347,9 +346,9 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
         guard let host = head.headers.first(name: "host") else { return shared.fallbackBaseURL }
         // Checked and built once per connection (`ConnectionRequests.lastBaseURL`). Compared
         // byte for byte: `==` on String would take "\u{212A}" (Kelvin) for "K".
-        if let last = connectionRequests.lastBaseURL, last.host.utf8Equals(host) { return last.baseURL }
+        if let last = shared.requests.lastBaseURL, last.host.utf8Equals(host) { return last.baseURL }
         let baseURL = HTTPRequestHandler.isPlainHost(host) ? shared.scheme + "://" + host : shared.fallbackBaseURL
-        connectionRequests.lastBaseURL = (host, baseURL)
+        shared.requests.lastBaseURL = (host, baseURL)
         return baseURL
     }
 
