@@ -59,7 +59,8 @@ final class HandshakeGate: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// A stopping server closes a connection still in its handshake at once: nothing is
     /// under way on it, and no HTTP handler is there yet to hear the stop (nor could one
-    /// write before the handshake ends). The gate stays in the pipeline for this.
+    /// write before the handshake ends). The gate stays in the pipeline for this until
+    /// the handshake completes (`HandshakeWatch` then removes it).
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is ChannelShouldQuiesceEvent, !completed {
             context.close(promise: nil)

@@ -48,6 +48,10 @@ final class ConnectionShared {
     }
 }
 
+/// Reached from one event loop only (its connection's, which its streams share).
+@available(*, unavailable)
+extension ConnectionShared: Sendable {}
+
 /// What the requests of one connection share (one handler per HTTP/2 stream).
 final class ConnectionRequests {
     /// This connection's number among the process's (`ConnectionRef.id`).

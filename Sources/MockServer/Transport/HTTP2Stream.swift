@@ -146,6 +146,11 @@ final class HTTP2OpenStreams {
     }
 }
 
+/// Its state has no lock: only its event loop may reach it (a `@unchecked Sendable` added
+/// later would be a silent race; this makes it a compile error).
+@available(*, unavailable)
+extension HTTP2OpenStreams: Sendable {}
+
 /// A stopping server's HTTP/2 connection: GOAWAY (NO_ERROR, naming the last stream it
 /// took) at once, so the client opens no more streams here, then the connection closes
 /// when its last open stream does (each stream's handler finishes its answer first).
