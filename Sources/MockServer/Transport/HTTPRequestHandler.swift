@@ -145,7 +145,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Tells the journal how long the answer took (once per request).
     func finishTiming() {
         guard let inFlight else { return }
-        shared.engine.completed(inFlight.id, receivedAt: inFlight.receivedAt)
+        shared.completed(inFlight.id, receivedAt: inFlight.receivedAt)
         self.inFlight = nil
     }
     func startHanging() { state = .hanging }
