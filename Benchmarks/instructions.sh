@@ -5,18 +5,21 @@
 # rounds on a shared 2-core VM are not (see Benchmarks/README.md, "Instructions per
 # request"). They leave out the kernel (a third to a half of each server's CPU here).
 #
-#   Benchmarks/instructions.sh [--h2 | --upload] [MOCK_BINARY [FLOOR_BINARY]]
+#   Benchmarks/instructions.sh [--h2 | --https | --upload] [MOCK_BINARY [FLOOR_BINARY]]
 #
 # Defaults: .build/release/mock-server and .build/release/nio-floor (`Benchmarks/run.sh`
-# builds both). --h2 measures /menu over TLS and HTTP/2 (h2load -m 10) instead.
+# builds both). --h2 measures /menu over TLS and HTTP/2 (h2load -m 10) instead, --https
+# /menu over TLS and HTTP/1.1 (keep-alive, as the benchmark's HTTPS row).
 # --upload measures the mock alone (the floor reads no bodies): three POSTs of 4 MB each
 # (curl, Content-Length), the body read, journaled as a digest and answered with a 400.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 h2=false
+https=false
 upload=false
 if [ "${1:-}" = "--h2" ]; then h2=true; shift; fi
+if [ "${1:-}" = "--https" ]; then https=true; shift; fi
 if [ "${1:-}" = "--upload" ]; then upload=true; shift; fi
 mock=${1:-.build/release/mock-server}
 floor=${2:-.build/release/nio-floor}
@@ -40,7 +43,8 @@ cp "$mock" "$work/mock-server" && strip -g "$work/mock-server"
 cp "$floor" "$work/nio-floor" && strip -g "$work/nio-floor"
 
 scheme=http
-if $h2; then scheme=https; fi
+tls=false
+if $h2 || $https; then scheme=https; tls=true; fi
 
 # start NAME PATH COMMAND...: runs COMMAND's server under callgrind and sets `pid` and
 # `port` once it answers PATH.
@@ -99,7 +103,7 @@ count() {
   echo $((instructions / counted))
 }
 
-if $h2; then
+if $tls; then
   routes=("menu|/menu|menu.json|application/json; charset=utf-8")
 else
   routes=("menu|/menu|menu.json|application/json; charset=utf-8"
@@ -125,7 +129,7 @@ valgrind_free_mock() {
 }
 tls_args=()
 floor_tls=()
-if $h2; then
+if $tls; then
   # One self-signed certificate for both (the clients do not verify it).
   openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$work/key.pem" -out "$work/cert.pem" \
     -days 2 -subj "/CN=127.0.0.1" -addext "subjectAltName=IP:127.0.0.1" >/dev/null 2>&1
