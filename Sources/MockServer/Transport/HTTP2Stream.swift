@@ -59,30 +59,49 @@ struct HTTP2RequestDecoder {
     static func requestHead(_ block: HPACKHeaders) -> HTTPRequestHead? {
         var method: String?
         var path: String?
-        var authority: String?
         var fields: [(String, String)] = []
         fields.reserveCapacity(block.count)
         var cookies: [String] = []
         var hasHost = false
+        // Where the `host` made from `:authority` is: the pseudo-fields come before the
+        // regular ones (RFC 9113 §8.3, which NIO checks), so it is the first field.
+        var authorityIndex: Int?
+        // Names are told apart by their length first: comparing a name with each literal
+        // in turn cost a string comparison apiece (#24).
         for (name, value, _) in block {
-            guard name.utf8.first == UInt8(ascii: ":") else {
-                if name == "cookie" {
+            let utf8 = name.utf8
+            guard utf8.first == UInt8(ascii: ":") else {
+                switch utf8.count {
+                case 6 where name == "cookie":
                     cookies.append(value)
                     continue
+                case 4 where name == "host":
+                    // The client's own Host wins over the one made from :authority.
+                    hasHost = true
+                    if let index = authorityIndex {
+                        fields.remove(at: index)
+                        authorityIndex = nil
+                    }
+                default:
+                    break
                 }
-                if name == "host" { hasHost = true }
                 fields.append((name, value))
                 continue
             }
-            switch name {
-            case ":method": method = value
-            case ":path": path = value
-            case ":authority": authority = value
+            switch utf8.count {
+            case 7 where name == ":method": method = value
+            case 5 where name == ":path": path = value
+            case 10 where name == ":authority" && !hasHost:
+                if let index = authorityIndex {
+                    fields[index] = ("host", value)
+                } else {
+                    authorityIndex = fields.count
+                    fields.append(("host", value))
+                }
             default: break
             }
         }
         guard let method, let path else { return nil }
-        if !hasHost, let authority { fields.insert(("host", authority), at: 0) }
         if !cookies.isEmpty { fields.append(("cookie", cookies.joined(separator: "; "))) }
         return HTTPRequestHead(version: .http2, method: HTTPMethod(rawValue: method), uri: path, headers: HTTPHeaders(fields))
     }
