@@ -95,8 +95,9 @@ struct HTTP2RequestDecoder {
                 if let index = authorityIndex {
                     fields[index] = ("host", value)
                 } else {
-                    authorityIndex = fields.count
-                    fields.append(("host", value))
+                    // At the front, where no field is yet in a block NIO let through.
+                    authorityIndex = 0
+                    fields.insert(("host", value), at: 0)
                 }
             default: break
             }

@@ -84,7 +84,7 @@ extension HTTPRequestHandler {
         func record(_ head: HTTPRequestHead, _ reason: String, receivedAt: Date) {
             let plan = ResponsePlan.error(499, reason)
             let id = shared.engine.recordRejected(makeRequest(head, body: Data(), receivedAt: receivedAt), plan: plan)
-            shared.engine.completed(id, receivedAt: receivedAt)
+            shared.completed(id, receivedAt: receivedAt)
         }
         switch state {
         case .receiving(let head, _, let receivedAt), .discarding(let head, _, let receivedAt):
