@@ -6,7 +6,7 @@ import Scenarios
 /// one handler on HTTP/1.1, and on HTTP/2 every stream's, where a handler is made and freed
 /// for each request. Held by one reference, a stream's handler is made without copying a
 /// dozen fields in (a retain each, and a box for the responder's existential) and out
-/// again (#24: about 1,300 instructions per stream, callgrind).
+/// again (#24: about 1,000 instructions per stream, callgrind).
 final class ConnectionShared {
     let engine: MockEngine
     let responder: any Responder

@@ -47,8 +47,9 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Read as `shared.engine` and the like where they are used: a property of this
     /// handler that forwarded to one of them retained and released it on every use.
     let shared: ConnectionShared
-    /// On an HTTP/2 stream: faults become frames (`HTTPRequestHandler+HTTP2`).
-    let isHTTP2: Bool
+    /// On an HTTP/2 stream (which has a frame decoder): faults become frames
+    /// (`HTTPRequestHandler+HTTP2`).
+    var isHTTP2: Bool { frames != nil }
     @exclusivity(unchecked) var state = State.idle
 
     /// The journal entry being answered and when its request arrived.
@@ -164,8 +165,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     init(shared: ConnectionShared, clock: ConnectionClock? = nil) {
         self.shared = shared
         self.clock = clock
-        isHTTP2 = shared.http2 != nil
-        frames = isHTTP2 ? HTTP2RequestDecoder() : nil
+        frames = shared.http2 == nil ? nil : HTTP2RequestDecoder()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
