@@ -173,8 +173,9 @@ import FoundationNetworking
         try await withTestGate(exclusive: true) {
             // Microseconds of work plus a 100 ms wait for close_notify; 20 s (the grace) or 5 s
             // (NIO's default close_notify wait) when broken. Judged on an attempt the shared
-            // pool (where `stop()` runs) answered within 1 s throughout.
-            guard let elapsed = try await onAnsweringPool(margin: 1, { () async throws -> TimeInterval in
+            // pool (where `stop()` runs) answered within 0.5 s throughout (`stop()` waits for it
+            // a few times).
+            guard let elapsed = try await onAnsweringPool(margin: 0.5, { () async throws -> TimeInterval in
                 let server = try await Self.server(http2: http2)
                 // URLSession keeps its connection open after the answer (libcurl here).
                 let session = try await TestCA.session()
@@ -192,8 +193,9 @@ import FoundationNetworking
     @Test(arguments: [true, false])
     func aConnectionBeforeItsHandshakeClosesAtOnce(http2: Bool) async throws {
         try await withTestGate(exclusive: true) {
-            // Judged on an attempt the shared pool (where `stop()` runs) answered within 1 s throughout.
-            guard let (elapsed, result) = try await onAnsweringPool(margin: 1, { () async throws -> (TimeInterval, RawRead) in
+            // Judged on an attempt the shared pool (where `stop()` runs) answered within 0.5 s
+            // throughout (`stop()` waits for it a few times).
+            guard let (elapsed, result) = try await onAnsweringPool(margin: 0.5, { () async throws -> (TimeInterval, RawRead) in
                 let server = try await Self.server(http2: http2)
                 let client = try RawConnection(port: server.port)   // TCP only: no ClientHello
                 // Accepted, not only queued: the kernel resets a connection still in the listen
@@ -261,17 +263,24 @@ import FoundationNetworking
 
 /// `PoolWatch` sees a pool whose every thread is held (what voids an attempt above).
 @Suite struct PoolWatchTests {
+    /// Holds every thread of the shared pool for at least `seconds`, as a neighbour's
+    /// blocking I/O does: four blockers per CPU, so a pool wider than the CPU count (Linux
+    /// under a CPU quota) is held all the same, only for less long.
+    static func holdThePool(_ seconds: Double) async {
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<(4 * ProcessInfo.processInfo.activeProcessorCount) {
+                group.addTask { usleep(UInt32(seconds * 1_000_000)) }
+            }
+        }
+    }
+
     @Test func aHeldPoolIsSeen() async {
         await withTestGate(exclusive: true) {
-            let watch = PoolWatch()
-            // Every thread of the pool blocked for 0.6 s, as a neighbour's blocking I/O does.
-            await withTaskGroup(of: Void.self) { group in
-                for _ in 0..<ProcessInfo.processInfo.activeProcessorCount {
-                    group.addTask { usleep(600_000) }
-                }
-            }
+            let watch = PoolWatch(priority: Task.currentPriority)
+            await Self.holdThePool(0.5)
             let longest = watch.stop()
-            #expect(longest >= 0.4, "a probe waited at most \(longest) s while every pool thread was held for 0.6 s")
+            #expect(longest >= 0.4, "a probe waited at most \(longest) s while every pool thread was held for at least 0.5 s")
+            #expect(watch.stop() == longest, "a second stop returns at once, with the same figure")
         }
     }
 
@@ -280,19 +289,13 @@ import FoundationNetworking
     @Test func anAttemptOnAHeldPoolIsRunAgain() async throws {
         try await withTestGate(exclusive: true) {
             var attempts = 0
-            let judged = try await onAnsweringPool(margin: 0.3) { () async -> Int in
+            let judged = try await onAnsweringPool(margin: 0.4) { () async -> Int in
                 attempts += 1
-                if attempts == 1 {
-                    await withTaskGroup(of: Void.self) { group in
-                        for _ in 0..<ProcessInfo.processInfo.activeProcessorCount {
-                            group.addTask { usleep(600_000) }
-                        }
-                    }
-                }
+                if attempts == 1 { await Self.holdThePool(0.5) }
                 return attempts
             }
-            #expect(judged == 2)
-            #expect(attempts == 2)
+            // The first attempt is never judged; a busy run may hold the second one too.
+            #expect(judged.map { $0 >= 2 && $0 == attempts } == true, "judged attempt \(String(describing: judged)) of \(attempts)")
         }
     }
 }

@@ -14,12 +14,16 @@ public final class PoolWatch: @unchecked Sendable {
     private let lock = NSLock()
     private var longestNanoseconds: UInt64 = 0
     private var stopped = false
+    private var joined = false
     private let finished = DispatchSemaphore(value: 0)
 
-    /// Starts probing: a task every `interval`, each waited for before the next.
-    public init(interval: TimeInterval = 0.05) {
+    /// Starts probing: a task every `interval`, each waited for before the next. The probes
+    /// run at `priority`, which should be that of the work being judged: the pool gives a
+    /// thread at once to a task whose priority no busy thread has (Darwin's kernel pool, and
+    /// the Swift runtime's queue per priority on Linux).
+    public init(interval: TimeInterval = 0.05, priority: TaskPriority? = nil) {
         let thread = Thread { [self] in
-            probe(interval: interval)
+            probe(interval: interval, priority: priority)
             finished.signal()
         }
         thread.start()
@@ -34,16 +38,19 @@ public final class PoolWatch: @unchecked Sendable {
     /// Stops probing and returns the longest wait.
     @discardableResult
     public func stop() -> TimeInterval {
-        lock.withLock { stopped = true }
-        finished.wait()
+        let first = lock.withLock { () -> Bool in
+            defer { stopped = true; joined = true }
+            return !joined
+        }
+        if first { finished.wait() }
         return longestWait
     }
 
-    private func probe(interval: TimeInterval) {
+    private func probe(interval: TimeInterval, priority: TaskPriority?) {
         while !lock.withLock({ stopped }) {
             let start = DispatchTime.now().uptimeNanoseconds
             let ran = DispatchSemaphore(value: 0)
-            Task.detached { ran.signal() }
+            Task.detached(priority: priority) { ran.signal() }
             var waiting = true
             while waiting {
                 waiting = ran.wait(timeout: .now() + 0.02) == .timedOut

@@ -12,7 +12,7 @@ func onAnsweringPool<T>(margin: TimeInterval, attempts: Int = 3,
                                _ attempt: () async throws -> T) async throws -> T? {
     var held: [TimeInterval] = []
     for _ in 0..<attempts {
-        let watch = PoolWatch()
+        let watch = PoolWatch(priority: Task.currentPriority)
         let result: T
         do {
             result = try await attempt()
