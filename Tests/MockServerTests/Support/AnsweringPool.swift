@@ -8,8 +8,8 @@ import Testing
 /// at most `attempts` times in all. Returns nil when every attempt was held past the
 /// margin, after recording that as the test's issue (nothing was shown).
 func onAnsweringPool<T>(margin: TimeInterval, attempts: Int = 3,
-                               sourceLocation: SourceLocation = #_sourceLocation,
-                               _ attempt: () async throws -> T) async throws -> T? {
+                        sourceLocation: SourceLocation = #_sourceLocation,
+                        _ attempt: () async throws -> T) async throws -> T? {
     var held: [TimeInterval] = []
     for _ in 0..<attempts {
         let watch = PoolWatch(priority: Task.currentPriority)
