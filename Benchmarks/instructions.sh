@@ -5,22 +5,36 @@
 # rounds on a shared 2-core VM are not (see Benchmarks/README.md, "Instructions per
 # request"). They leave out the kernel (a third to a half of each server's CPU here).
 #
-#   Benchmarks/instructions.sh [--h2 | --https | --upload] [MOCK_BINARY [FLOOR_BINARY]]
+#   Benchmarks/instructions.sh [--cache] [--h2 | --https | --upload] [MOCK_BINARY [FLOOR_BINARY]]
 #
 # Defaults: .build/release/mock-server and .build/release/nio-floor (`Benchmarks/run.sh`
 # builds both). --h2 measures /menu over TLS and HTTP/2 (h2load -m 10) instead, --https
 # /menu over TLS and HTTP/1.1 (keep-alive, as the benchmark's HTTPS row).
 # --upload measures the mock alone (the floor reads no bodies): three POSTs of 4 MB each
 # (curl, Content-Length), the body read, journaled as a digest and answered with a 400.
+# --cache adds callgrind's cache simulation (the machine's L1 instruction and data caches
+# and last level): misses per request beside the instructions, which is where a server
+# spends time its instruction count does not show. The warm-up is then 12,000 requests,
+# so that the mock's journal is at its cap of 10,000 (as in every benchmark row after
+# its first fraction of a second) and each request evicts the oldest entry.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 h2=false
 https=false
 upload=false
-if [ "${1:-}" = "--h2" ]; then h2=true; shift; fi
-if [ "${1:-}" = "--https" ]; then https=true; shift; fi
-if [ "${1:-}" = "--upload" ]; then upload=true; shift; fi
+cache=false
+while [ $# -gt 0 ]; do
+  case $1 in
+    --h2) h2=true ;;
+    --https) https=true ;;
+    --upload) upload=true ;;
+    --cache) cache=true ;;
+    --*) echo "instructions.sh: unknown option $1 (--cache, --h2, --https, --upload)" >&2; exit 2 ;;
+    *) break ;;
+  esac
+  shift
+done
 mock=${1:-.build/release/mock-server}
 floor=${2:-.build/release/nio-floor}
 for binary in "$mock" "$floor"; do
@@ -30,6 +44,7 @@ need=()
 command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
 command -v h2load >/dev/null 2>&1 || need+=(nghttp2-client)
 command -v curl >/dev/null 2>&1 || need+=(curl)
+command -v bc >/dev/null 2>&1 || need+=(bc)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
@@ -48,9 +63,11 @@ if $h2 || $https; then scheme=https; tls=true; fi
 
 # start NAME PATH COMMAND...: runs COMMAND's server under callgrind and sets `pid` and
 # `port` once it answers PATH.
+simulate=()
+if $cache; then simulate=(--cache-sim=yes); fi
 start() {
   local name=$1 path=$2; shift 2
-  valgrind --tool=callgrind --callgrind-out-file="$work/$name.%p" "$@" >"$work/$name.out" 2>"$work/$name.err" &
+  valgrind --tool=callgrind "${simulate[@]}" --callgrind-out-file="$work/$name.%p" "$@" >"$work/$name.out" 2>"$work/$name.err" &
   pid=$! port=""
   for _ in $(seq 1 200); do
     port=$(grep -o 'Listening on https\?://127.0.0.1:[0-9]*' "$work/$name.out" 2>/dev/null | head -1 | sed 's/.*://' || true)
@@ -61,12 +78,19 @@ start() {
 }
 
 # total NAME: stops the server `start` ran and sets `instructions` to those counted since
-# the last `callgrind_control -z`.
+# the last `callgrind_control -z`; with --cache, `misses` to the L1 instruction, L1 data
+# (reads and writes) and last-level misses, separated by spaces.
 total() {
   callgrind_control -d "$pid" >/dev/null 2>&1
   sleep 0.5
   kill "$pid"; wait "$pid" 2>/dev/null || true
-  instructions=$(awk '/^(summary|totals):/ {print $2; exit}' "$(ls -S "$work/$1".*.1 | head -1)")
+  local profile
+  profile=$(ls -S "$work/$1".*.1 | head -1)
+  instructions=$(awk '/^(summary|totals):/ {print $2; exit}' "$profile")
+  # The summary's columns follow the `events:` line: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw.
+  misses=$(awk '/^events:/ { for (i = 2; i <= NF; i++) column[$i] = i }
+    /^(summary|totals):/ { print $column["I1mr"], $column["D1mr"] + $column["D1mw"],
+                                 $column["ILmr"] + $column["DLmr"] + $column["DLmw"]; exit }' "$profile")
 }
 
 if $upload; then
@@ -83,6 +107,7 @@ if $upload; then
 fi
 
 warmup=3000
+if $cache; then warmup=12000; fi
 counted=10000
 load=(h2load --h1 -c 16)
 if $h2; then load=(h2load -c 16 -m 10); fi
@@ -100,7 +125,13 @@ count() {
   answered=$("${load[@]}" -n "$counted" "$scheme://127.0.0.1:$port$path" | awk '/^requests:/ {print $8}')
   total "$name"
   [ "$answered" = "$counted" ] || { echo "instructions.sh: $name answered $answered of $counted" >&2; exit 1; }
-  echo $((instructions / counted))
+  if $cache; then
+    local i1 d1 ll
+    read -r i1 d1 ll <<<"$misses"
+    echo "$((instructions / counted)) $((i1 / counted)) $((d1 / counted)) $(echo "$ll / $counted" | bc -l | xargs printf '%.1f')"
+  else
+    echo $((instructions / counted))
+  fi
 }
 
 if $tls; then
@@ -138,10 +169,21 @@ if $tls; then
 fi
 valgrind_free_mock "${tls_args[@]}"
 
-printf '%-6s %14s %14s %8s\n' route "mock Ir/req" "floor Ir/req" ratio
+if $cache; then
+  printf '%-6s %-6s %12s %14s %14s %14s\n' route server "Ir/req" "I1 misses/req" "D1 misses/req" "LL misses/req"
+else
+  printf '%-6s %14s %14s %8s\n' route "mock Ir/req" "floor Ir/req" ratio
+fi
 for route in "${routes[@]}"; do
   IFS='|' read -r label path file type <<<"$route"
-  mock_ir=$(count "mock-$label" "$path" "$work/mock-server" --port 0 --log-level info "${tls_args[@]}")
-  floor_ir=$(count "floor-$label" "$path" "$work/nio-floor" "${floor_tls[@]}" "$work/www" "$path|$file|$type")
-  printf '%-6s %14s %14s %7.2fx\n' "$label" "$mock_ir" "$floor_ir" "$(echo "$mock_ir / $floor_ir" | bc -l)"
+  mock=$(count "mock-$label" "$path" "$work/mock-server" --port 0 --log-level info "${tls_args[@]}")
+  floor=$(count "floor-$label" "$path" "$work/nio-floor" "${floor_tls[@]}" "$work/www" "$path|$file|$type")
+  if $cache; then
+    read -r ir i1 d1 ll <<<"$mock"
+    printf '%-6s %-6s %12s %14s %14s %14s\n' "$label" mock "$ir" "$i1" "$d1" "$ll"
+    read -r ir i1 d1 ll <<<"$floor"
+    printf '%-6s %-6s %12s %14s %14s %14s\n' "$label" floor "$ir" "$i1" "$d1" "$ll"
+  else
+    printf '%-6s %14s %14s %7.2fx\n' "$label" "$mock" "$floor" "$(echo "$mock / $floor" | bc -l)"
+  fi
 done
