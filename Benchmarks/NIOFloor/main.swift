@@ -9,7 +9,15 @@
 // multiplexer, as the mock: a stream's answer is a HEADERS frame and a DATA frame, both
 // made once. That is the least SwiftNIO does to answer over TLS and HTTP/2.
 //
-//   nio-floor [--tls CERT KEY] FOLDER 'PATH|FILE|CONTENT-TYPE' ...
+// With `--delay NAME=VALUE MS`, a request whose header NAME has the value VALUE is answered
+// MS milliseconds after it came (the benchmark's 10,000 delayed connections). The delay is
+// the same for every such request, so one first-in-first-out queue per event loop is in
+// deadline order and one timer serves all of them, as the mock's `DelayQueue` does: the
+// least a SwiftNIO server does to hold many answers. The queue keeps a connection's
+// answers in order only if its client waits for each answer before the next request, as
+// wrk does.
+//
+//   nio-floor [--tls CERT KEY] [--delay NAME=VALUE MS] FOLDER 'PATH|FILE|CONTENT-TYPE' ...
 //   prints "Listening on http://127.0.0.1:PORT" (https with --tls)
 //   `GET /__count` answers the number of requests answered before it, so the benchmark
 //   checks a run's count from the server's side, as it does with nginx and the mock.
@@ -45,7 +53,15 @@ if arguments.first == "--tls" {
     }
     arguments.removeFirst(3)
 }
-guard let folder = arguments.first else { fail("usage: nio-floor [--tls CERT KEY] FOLDER 'PATH|FILE|CONTENT-TYPE' ...") }
+/// `--delay NAME=VALUE MS`: the header field that asks for a delay, and the delay.
+var delayed: (name: String, value: String, delay: TimeAmount)?
+if arguments.first == "--delay" {
+    guard arguments.count >= 3, let equals = arguments[1].firstIndex(of: "="), let milliseconds = Int64(arguments[2]),
+          milliseconds >= 0 else { fail("usage: nio-floor [--tls CERT KEY] [--delay NAME=VALUE MS] FOLDER 'PATH|FILE|CONTENT-TYPE' ...") }
+    delayed = (String(arguments[1][..<equals]), String(arguments[1][arguments[1].index(after: equals)...]), .milliseconds(milliseconds))
+    arguments.removeFirst(3)
+}
+guard let folder = arguments.first else { fail("usage: nio-floor [--tls CERT KEY] [--delay NAME=VALUE MS] FOLDER 'PATH|FILE|CONTENT-TYPE' ...") }
 
 /// The full answer to each path, encoded once: HTTP/1.1 bytes, and HTTP/2's fields and body.
 var answers: [String: ByteBuffer] = [:]
@@ -78,11 +94,47 @@ func countAnswer() -> ByteBuffer {
     return buffer
 }
 
-final class FloorHandler: ChannelInboundHandler, Sendable {
+/// The delayed answers of one event loop, oldest first, behind one timer.
+final class HeldAnswers {
+    let delay: TimeAmount
+    private var queue = CircularBuffer<(due: NIODeadline, context: ChannelHandlerContext, answer: ByteBuffer)>()
+    private var armed = false
+
+    init(delay: TimeAmount) { self.delay = delay }
+
+    func hold(_ answer: ByteBuffer, context: ChannelHandlerContext) {
+        queue.append((.now() + delay, context, answer))
+        if !armed { arm(context.eventLoop) }
+    }
+
+    private func arm(_ loop: any EventLoop) {
+        guard let first = queue.first else {
+            armed = false
+            return
+        }
+        armed = true
+        loop.assumeIsolated().scheduleTask(deadline: first.due) { self.fire(loop) }
+    }
+
+    private func fire(_ loop: any EventLoop) {
+        let now = NIODeadline.now()
+        while let first = queue.first, first.due <= now {
+            queue.removeFirst()
+            first.context.writeAndFlush(NIOAny(first.answer), promise: nil)
+        }
+        arm(loop)
+    }
+}
+
+final class FloorHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = ByteBuffer
     let answers: [String: ByteBuffer]
-    init(answers: [String: ByteBuffer]) { self.answers = answers }
+    let held: (name: String, value: String, answers: HeldAnswers)?
+    init(answers: [String: ByteBuffer], held: (name: String, value: String, answers: HeldAnswers)?) {
+        self.answers = answers
+        self.held = held
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .head(let head) = unwrapInboundIn(data) else { return }
@@ -91,6 +143,10 @@ final class FloorHandler: ChannelInboundHandler, Sendable {
             return
         }
         answered.withLockedValue { $0 += 1 }
+        if let held, head.headers.first(name: held.name) == held.value {
+            held.answers.hold(answers[head.uri] ?? notFound, context: context)
+            return
+        }
         guard head.isKeepAlive else {
             // `Connection: close` (the benchmark's ticket count reads until the close).
             context.writeAndFlush(wrapOutboundOut(answers[head.uri] ?? notFound)).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
@@ -125,14 +181,26 @@ let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 let frozen = answers
 let frozenFrames = frames
 let secure = tls
+// The one event loop's held answers, made and reached only on that loop.
+let loop = group.next()
+var held: (name: String, value: String, answers: NIOLoopBound<HeldAnswers>)?
+if let delayed {
+    let delay = delayed.delay
+    held = (delayed.name, delayed.value, try await loop.submit { NIOLoopBound(HeldAnswers(delay: delay), eventLoop: loop) }.get())
+}
+let frozenHeld = held
 let channel = try await ServerBootstrap(group: group)
     .serverChannelOption(.backlog, value: 1024)
+    // As the mock accepts (MockHTTPServer): up to 256 connections per wake-up, so that
+    // 10,000 opened at once are taken off the accept queue as fast as by the mock.
+    .serverChannelOption(.maxMessagesPerRead, value: 256)
     .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
     .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
     .childChannelInitializer { channel in
         @Sendable func addHTTP1(_ channel: any Channel) throws {
             try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
-            try channel.pipeline.syncOperations.addHandler(FloorHandler(answers: frozen))
+            try channel.pipeline.syncOperations.addHandler(FloorHandler(
+                answers: frozen, held: frozenHeld.map { (name: $0.name, value: $0.value, answers: $0.answers.value) }))
         }
         guard let secure else { return channel.eventLoop.makeCompletedFuture { try addHTTP1(channel) } }
         return channel.eventLoop.makeCompletedFuture {
