@@ -380,6 +380,27 @@ def delayed(args, make, cores, path):
     return slow_result, fast
 
 
+def combined_delays(rounds):
+    """The delayed row over several rounds of one server: medians of the rates and
+    latencies; the fewest connections held, the latest to be all held, every handshake
+    dropped and socket error, the largest RSS."""
+    slows, fasts = [slow for slow, _ in rounds], [fast for _, fast in rounds]
+    slow = dict(slows[0])
+    for key in ("p50", "p99", "requests"):
+        slow[key] = statistics.median(run[key] for run in slows)
+    slow["held"] = min(run["held"] for run in slows)
+    slow["opened"] = None if any(run["opened"] is None for run in slows) else max(run["opened"] for run in slows)
+    slow["overflows"] = sum(run["overflows"] for run in slows)
+    slow["rss"] = max(run["rss"] for run in slows)
+    slow["busy"] = tuple(statistics.median(run["busy"][i] for run in slows) for i in range(2))
+    slow["socket_detail"] = {key: sum(run["socket_detail"].get(key, 0) for run in slows) for key in slows[0]["socket_detail"]}
+    slow["rounds"] = len(rounds)
+    fast = dict(fasts[0])
+    for key in ("p50", "p99"):
+        fast[key] = statistics.median(run[key] for run in fasts)
+    return slow, fast
+
+
 def startup(makers, samples):
     """Process start to the first 200, median of several per server. The servers take
     turns, so a slow spell of the machine falls on both, as in the throughput rounds."""
@@ -999,8 +1020,9 @@ def growth_report(args, growth, delay):
     mock_top = median_of(conns[(top, "mock-server")], "rps") if slow["connections"] == top else None
     served = slow["requests"] / slow["seconds"]
     opened = f"all held after {slow['opened']:.1f} s" if slow["opened"] is not None else "not all held within 3 s"
-    lines.append(f"- Delayed: {slow['connections']:,} connections each with a fixed 200 ms delay, opened at once by one wrk "
-                 f"({slow['requests']:,} requests, {served:,.0f} req/s; the mock held {slow['held']:,} of them, {opened}, "
+    lines.append(f"- Delayed: {slow['connections']:,} connections each with a fixed 200 ms delay, opened at once by one wrk, "
+                 f"the mock and nio-floor taking turns; medians of {slow['rounds']} round{'s' if slow['rounds'] != 1 else ''} "
+                 f"({slow['requests']:,.0f} requests, {served:,.0f} req/s; the mock held {slow['held']:,} of them, {opened}, "
                  f"{slow['overflows']:,} handshakes dropped at its full accept queue; "
                  f"busy while the undelayed client measured: the server's core {100 * slow['busy'][0]:.0f} %, the delayed wrk "
                  f"{100 * slow['busy'][1]:.0f} % of the client's; wrk socket errors: "
@@ -1072,13 +1094,19 @@ def growth_section(args, nginx_binary, cores, folder, routes):
     log(f"delayed: {args.delayed_connections:,} connections × 200 ms, plus one undelayed client, {args.delayed_duration} s")
     scenario = os.path.join(ROOT, "Benchmarks", "scenarios", "bench-delay.json")
     limit = str(max(GROWTH_LIMIT, args.delayed_connections + 100))
-    delay = {"mock": delayed(args, lambda: Mock(args.binary, cores[1], ["--scenario", scenario, "--max-connections", limit]),
-                             cores, "/menu"),
-             "floor": delayed(args, lambda: answering(Floor(args.floor, cores[1], folder, {"/menu": routes["/menu"]},
-                                                            delay=(DELAY_HEADER, DELAY_VALUE, DELAY_MS))),
-                              cores, "/menu")}
-    for name, (slow, fast) in delay.items():
-        log(f"  {name}: delayed p99 {slow['p99']:.1f} ms ({slow['held']:,} held), undelayed p99 {fast['p99']:.3f} ms")
+    makers = {"mock": lambda: Mock(args.binary, cores[1], ["--scenario", scenario, "--max-connections", limit]),
+              "floor": lambda: answering(Floor(args.floor, cores[1], folder, {"/menu": routes["/menu"]},
+                                               delay=(DELAY_HEADER, DELAY_VALUE, DELAY_MS)))}
+    # One run's p99 moves by a third from one run to the next on this VM, either server's:
+    # the two take turns, and the row gives the medians of the rounds.
+    rounds = {name: [] for name in makers}
+    for round_number in range(args.rounds):
+        for name in (list(makers) if round_number % 2 == 0 else list(reversed(makers))):
+            slow, fast = delayed(args, makers[name], cores, "/menu")
+            rounds[name].append((slow, fast))
+            log(f"  round {round_number + 1} {name:5}: delayed p99 {slow['p99']:.1f} ms ({slow['held']:,} held), "
+                f"undelayed p99 {fast['p99']:.3f} ms")
+    delay = {name: combined_delays(results) for name, results in rounds.items()}
     log(f"growth: a catalogue of 100,000 products beside the shipped one, {args.rounds} rounds, {args.duration} s each")
     catalogue = catalogue_growth(args, args.binary, cores, folder)
     return delay, {"connections": connections, "journal": journal, "catalogue": catalogue}
@@ -1098,7 +1126,7 @@ def main():
     parser.add_argument("--delayed-duration", type=int, default=10)
     parser.add_argument("--million", type=int, default=1_000_000, help="requests for the memory figure")
     parser.add_argument("--startups", type=int, default=11)
-    parser.add_argument("--time-limit", type=int, default=1200, help="the whole run stops after this many seconds")
+    parser.add_argument("--time-limit", type=int, default=1500, help="the whole run stops after this many seconds")
     parser.add_argument("--quick", action="store_true", help="one short round of everything: proves the script works, figures are rough")
     parser.add_argument("--readme", action="store_true", help="write the results into README.md")
     parser.add_argument("--only", choices=["growth", "tls"], help="only these rows (nginx tuned on /menu alone), printed, not written to results.md")
