@@ -1086,7 +1086,7 @@ def update_readme(text):
 
 def growth_section(args, nginx_binary, cores, folder, routes):
     """The growth rows of #24: connections, the journal at its cap, delayed responses (the
-    mock, then nio-floor), a large catalogue."""
+    mock and nio-floor taking turns), a large catalogue."""
     log(f"growth: /menu at {', '.join(f'{c:,}' for c in GROWTH_CONNECTIONS)} connections × 2 servers × {args.rounds} rounds, {args.duration} s each")
     connections = connection_growth(args, args.binary, nginx_binary, cores, folder)
     log(f"growth: the journal at its cap, {args.rounds} servers")
