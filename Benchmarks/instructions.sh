@@ -87,6 +87,7 @@ total() {
   local profile
   profile=$(ls -S "$work/$1".*.1 | head -1)
   instructions=$(awk '/^(summary|totals):/ {print $2; exit}' "$profile")
+  $cache || return 0
   # The summary's columns follow the `events:` line: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw.
   misses=$(awk '/^events:/ { for (i = 2; i <= NF; i++) column[$i] = i }
     /^(summary|totals):/ { print $column["I1mr"], $column["D1mr"] + $column["D1mw"],
