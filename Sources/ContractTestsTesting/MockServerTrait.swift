@@ -46,6 +46,8 @@ public struct MockServerTrait: TestTrait, SuiteTrait, TestScoping {
     public let checksRequests: Bool
     /// Where the test's Pact goes (merged with the run's other tests'), if anywhere.
     public let pact: PactRecording?
+    /// APIs served beside the built-in ones (`MockAPI`).
+    public var apis: [any MockAPI] = []
 
     /// On a suite, every test in it gets its own server.
     public var isRecursive: Bool { true }
@@ -57,7 +59,8 @@ public struct MockServerTrait: TestTrait, SuiteTrait, TestScoping {
             try await function()
             return
         }
-        let server = try await TestMockServer.start(scenario: scenario, variants: variants, fixtures: fixtures, scenarios: scenarios, network: network)
+        let server = try await TestMockServer.start(scenario: scenario, variants: variants, fixtures: fixtures, scenarios: scenarios, network: network,
+                                                    apis: apis)
         #if compiler(>=6.2)
         // Issue handling traits and attachments are Swift 6.2 (Xcode 26).
         let failed = FailureFlag()
@@ -133,11 +136,12 @@ extension Trait where Self == MockServerTrait {
     /// even where the server, like the real one, answers it anyway; pass
     /// `checksRequests: false` for a test that sends such a request on purpose. With
     /// `pact`, the interactions the test made go into that Pact file (`PactRecording`).
+    /// `apis` are served beside the built-in APIs (a `MockAPI` of the test's own).
     public static func mockServer(scenario: String = Scenario.happyPath.name, variants: [String] = [],
                                   fixtures: URL? = nil, scenarios: [Scenario] = [], network: NetworkProfile? = nil,
-                                  checksRequests: Bool = true, pact: PactRecording? = nil) -> Self {
+                                  checksRequests: Bool = true, pact: PactRecording? = nil, apis: [any MockAPI] = []) -> Self {
         MockServerTrait(scenario: scenario, variants: variants, fixtures: fixtures, scenarios: scenarios, network: network,
-                        checksRequests: checksRequests, pact: pact)
+                        checksRequests: checksRequests, pact: pact, apis: apis)
     }
 }
 

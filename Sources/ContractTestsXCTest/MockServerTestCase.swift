@@ -32,13 +32,16 @@ open class MockServerTestCase: XCTestCase {
     open var mockChecksRequests: Bool { true }
     /// Where each test's Pact goes (merged with the run's other tests'); nil for none.
     open var mockPact: PactRecording? { nil }
+    /// APIs served beside the built-in ones (a `MockAPI` of the tests' own).
+    open var mockAPIs: [any MockAPI] { [] }
 
     /// This test's server (set between `setUp` and `tearDown`).
     public private(set) var mockServer: TestMockServer!
 
     open override func setUp() async throws {
         try await super.setUp()
-        mockServer = try await TestMockServer.start(scenario: mockScenario, variants: mockVariants, fixtures: mockFixtures, network: mockNetwork)
+        mockServer = try await TestMockServer.start(scenario: mockScenario, variants: mockVariants, fixtures: mockFixtures, network: mockNetwork,
+                                                    apis: mockAPIs)
     }
 
     open override func tearDown() async throws {

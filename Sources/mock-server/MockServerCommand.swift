@@ -25,7 +25,7 @@ struct FixtureOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("A folder with restaurant/ and/or openmarket/ fixture sets. Default: the built-in fixtures.", valueName: "dir"))
     var fixtures: String?
 
-    @Option(name: .long, help: ArgumentHelp("An API variant to play; repeat for several. One of: \(VariantSelection.names.joined(separator: ", ")). Default: original.", valueName: "name"))
+    @Option(name: .long, help: ArgumentHelp("An API variant to play; repeat for several. One of: \(VariantSelection.names().joined(separator: ", ")). Default: original.", valueName: "name"))
     var variant: [String] = []
 
     static func directory(_ fixtures: String?) -> URL {

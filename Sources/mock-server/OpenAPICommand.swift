@@ -18,12 +18,9 @@ struct OpenAPICommand: ParsableCommand {
             unknown API or variant, or a bad fixture folder.
             """)
 
-    enum API: String, ExpressibleByArgument, CaseIterable {
-        case restaurant, openmarket
-    }
-
-    @Option(help: ArgumentHelp("The API whose document to print.", valueName: "api"))
-    var api: API
+    @Option(help: ArgumentHelp("The API whose document to print. One of: \(BuiltInAPIs.all.map(\.name).joined(separator: ", ")).",
+                               valueName: "api"))
+    var api: String
 
     @OptionGroup var fixtureOptions: FixtureOptions
 
@@ -31,6 +28,9 @@ struct OpenAPICommand: ParsableCommand {
     var strict = false
 
     func validate() throws {
+        guard BuiltInAPIs.all.contains(where: { $0.name == api }) else {
+            throw ValidationError("unknown API \"\(api)\"; choose from: \(BuiltInAPIs.all.map(\.name).joined(separator: ", "))")
+        }
         do {
             _ = try VariantSelection.parse(fixtureOptions.variant)
         } catch {
@@ -45,13 +45,13 @@ struct OpenAPICommand: ParsableCommand {
             // Scenario files play no part in the documents: none is read.
             engine = try MockEngine(configuration: EngineConfiguration(
                 fixturesDirectory: FixtureOptions.directory(fixtureOptions.fixtures),
-                restaurantVariant: selection.restaurant, openMarketVariant: selection.openMarket,
+                variants: selection.chosen,
                 scenarioDirectories: [], strict: strict))
         } catch {
             throw failForFixtures(error)
         }
         // Through the admin route itself, so the document is the one a server serves.
-        let plan = AdminAPI(engine: engine).respond(to: MockRequest(method: "GET", uri: "/__admin/openapi/\(api.rawValue)"))
+        let plan = AdminAPI(engine: engine).respond(to: MockRequest(method: "GET", uri: "/__admin/openapi/\(api)"))
         guard plan.status == 200, let document = JSONValue(parsing: plan.body) else {
             FileHandle.standardError.write(Data("error: \(String(decoding: plan.body, as: UTF8.self))\n".utf8))
             throw ExitCode(2)

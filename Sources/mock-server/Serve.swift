@@ -99,6 +99,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("tls-key"), help: ArgumentHelp("The private key (PEM) of --tls-cert.", valueName: "file"))
     var tlsKey: String?
 
+    @Option(name: .customLong("map"), help: ArgumentHelp("Answer requests to HOST (its Host header) with API alone, as for the APIs' own hosts; repeat for several. API is one of: \(BuiltInAPIs.all.map(\.name).joined(separator: ", ")).", valueName: "host=api"))
+    var map: [String] = []
+
     func validate() throws {
         if let problem = settings.problem { throw ValidationError(problem) }
     }
@@ -111,7 +114,8 @@ struct Serve: AsyncParsableCommand {
                       timeScale: timeScale, seed: seed, watch: watch, strict: strict, threads: threads, state: state,
                       idleTimeout: idleTimeout, headTimeout: headTimeout, maxHeadSize: maxHeadSize,
                       maxConnections: maxConnections, adminToken: adminToken, adminOpen: adminOpen, network: network,
-                      tls: tls, tlsPort: tlsPort, caDirectory: caDirectory, san: san, noHTTP2: noHTTP2, tlsCert: tlsCert, tlsKey: tlsKey)
+                      tls: tls, tlsPort: tlsPort, caDirectory: caDirectory, san: san, noHTTP2: noHTTP2, tlsCert: tlsCert, tlsKey: tlsKey,
+                      maps: map)
     }
 
     func run() async throws {
@@ -152,6 +156,8 @@ struct ServeSettings: Equatable, Sendable {
     var noHTTP2 = false
     var tlsCert: String?
     var tlsKey: String?
+    /// `--map HOST=API` values.
+    var maps: [String] = []
 
     static let defaults = ServeSettings()
 
@@ -194,7 +200,33 @@ struct ServeSettings: Equatable, Sendable {
             return "--ca-dir, --san, --no-http2, --tls-cert and --tls-key need --tls or --tls-port"
         }
         if (tlsCert == nil) != (tlsKey == nil) { return "--tls-cert and --tls-key go together" }
+        if case .failure(let problem) = hostMap { return problem.description }
         return nil
+    }
+
+    /// `--map` as host to API name, or what is wrong with one of them.
+    var hostMap: Result<[String: String], MapProblem> {
+        var map: [String: String] = [:]
+        for value in maps {
+            let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { return .failure(MapProblem(description: "--map \(value) is not HOST=API")) }
+            let host = parts[0].lowercased(), api = parts[1].lowercased()
+            let isName = !host.isEmpty && host.utf8.count <= 253 && host.utf8.allSatisfy {
+                ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
+            }
+            guard isName else {
+                return .failure(MapProblem(description: "--map \(value): \(parts[0]) is not a host name (give it without scheme or port)"))
+            }
+            guard BuiltInAPIs.all.contains(where: { $0.name == api }) else {
+                return .failure(MapProblem(description: "--map \(value): unknown API \"\(parts[1])\"; choose from: \(BuiltInAPIs.all.map(\.name).joined(separator: ", "))"))
+            }
+            map[host] = api
+        }
+        return .success(map)
+    }
+
+    struct MapProblem: Error, CustomStringConvertible {
+        let description: String
     }
 
     /// Whether the server speaks HTTPS (`--tls`, or `--tls-port`, which implies it).
@@ -224,8 +256,8 @@ struct ServeSettings: Equatable, Sendable {
             let selection = try ScenarioOption.resolve(scenario)
             engine = try MockEngine(configuration: EngineConfiguration(
                 fixturesDirectory: fixturesDirectory,
-                restaurantVariant: variants.restaurant,
-                openMarketVariant: variants.openMarket,
+                variants: variants.chosen,
+                hostMap: (try? hostMap.get()) ?? [:],
                 journalCapacity: journalCapacity,
                 journalByteBudget: journalMaxBytes,
                 journalResponseBodyLimit: journalResponseBytes,

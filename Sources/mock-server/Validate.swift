@@ -6,7 +6,7 @@ import Scenarios
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check scenario files and fixture folders; report every problem with file, JSON path and reason.",
-        discussion: "A path may be a scenario file, a fixture folder (holding restaurant/ and/or openmarket/), or a fixture file inside one. Exit status 0 when all are valid, 2 otherwise.")
+        discussion: "A path may be a scenario file, a fixture folder (holding a folder per API: restaurant/, openmarket/), or a fixture file inside one. Exit status 0 when all are valid, 2 otherwise.")
 
     @Argument(help: ArgumentHelp("Files or folders to check.", valueName: "path"))
     var paths: [String]
@@ -21,6 +21,9 @@ struct Validate: ParsableCommand {
         guard problems.isEmpty else { throw failForFixtures(FixtureError(problems)) }
     }
 
+    /// The folders that hold an API's fixtures, named as the API.
+    static let apiFolders = Set(BuiltInAPIs.all.map(\.name))
+
     static func check(_ url: URL) -> [FixtureProblem] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
@@ -28,7 +31,7 @@ struct Validate: ParsableCommand {
         }
         do {
             if isDirectory.boolValue {
-                if ["restaurant", "openmarket"].contains(url.lastPathComponent) {
+                if Self.apiFolders.contains(url.lastPathComponent) {
                     _ = try FixtureSet.load(from: url.deletingLastPathComponent())
                 } else if url.lastPathComponent == "scenarios" {
                     _ = try ScenarioFile.loadFolder(url)
@@ -38,7 +41,7 @@ struct Validate: ParsableCommand {
                 return []
             }
             let folder = url.deletingLastPathComponent()
-            if ["restaurant", "openmarket"].contains(folder.lastPathComponent) {
+            if Self.apiFolders.contains(folder.lastPathComponent) {
                 _ = try FixtureSet.load(from: folder.deletingLastPathComponent())
             } else {
                 _ = try ScenarioFile.load(url)

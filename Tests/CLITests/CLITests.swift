@@ -127,6 +127,9 @@ import FoundationNetworking
         (["openapi", "--api", "openmarket", "--variant", "vintage"], "vintage"),
         (["import-har"], "<file.har>"),
         (["import-har", "c.har", "--name", "a/b"], "--name"),
+        (["--map", "api.example.com"], "HOST=API"),
+        (["--map", "api.example.com=pizza"], "unknown API \"pizza\""),
+        (["--map", "https://api.example.com=openmarket"], "not a host name"),
     ]
 
     @Test(arguments: badArguments)

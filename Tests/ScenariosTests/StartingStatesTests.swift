@@ -11,8 +11,10 @@ import Testing
 
     static func engine(_ preloaded: Preloaded?, restaurant: RestaurantVariant = .original, openMarket: OpenMarketVariant = .jan2022,
                        seed: UInt64 = 0) throws -> MockEngine {
-        try MockEngine(configuration: EngineConfiguration(fixturesDirectory: MockFixtures.directory, restaurantVariant: restaurant,
-                                                          openMarketVariant: openMarket, seed: seed, preloaded: preloaded))
+        var configuration = EngineConfiguration(fixturesDirectory: MockFixtures.directory, seed: seed, preloaded: preloaded)
+        configuration.restaurantVariant = restaurant
+        configuration.openMarketVariant = openMarket
+        return try MockEngine(configuration: configuration)
     }
 
     /// The engine's Open Market catalogue (products with their delete tokens, counters, the
@@ -53,13 +55,13 @@ import Testing
         let starts = StartingStates()
         let made = Locked<[String]>([])
         func bodies(_ variant: RestaurantVariant) -> RestaurantSimulator.Bodies {
-            starts.restaurant(variant) {
+            starts.kept(RestaurantSimulator.Bodies.key(variant)) {
                 made.withLock { $0.append("\(variant)") }
                 return RestaurantSimulator.Bodies(restaurant, variant)
             }
         }
         func start(_ variant: OpenMarketVariant, _ seed: UInt64) -> OpenMarketStore.Start {
-            starts.openMarket(variant, seed: seed) {
+            starts.kept(OpenMarketStore.Start.key(variant, seed)) {
                 made.withLock { $0.append("\(variant) \(seed)") }
                 return OpenMarketStore.start(openMarket, variant, seed)
             }
@@ -115,12 +117,21 @@ import Testing
 
     @Test func theOpenMarketStartsAreBounded() throws {
         let preloaded = Preloaded(fixtures: try Self.shared.get().fixtures)
-        let limit = StartingStates.openMarketLimit
-        for seed in 0..<UInt64(limit + 3) {
+        let limit = StartingStates.limit
+        for seed in 0..<UInt64(limit + 2) {
             let sharing = try Self.engine(preloaded, seed: seed)
-            #expect(preloaded.starts.counts.openMarket <= limit)
+            #expect(preloaded.starts.keys.count <= limit)
             #expect(try Self.state(sharing) == Self.state(Self.engine(nil, seed: seed)), "seed \(seed)")
         }
-        #expect(preloaded.starts.counts.openMarket == 3)   // emptied at the limit, then three more kept
+        // The Restaurant's bodies and 15 catalogues fill it; emptied, it keeps the 16th
+        // catalogue, then the bodies again and two more catalogues.
+        #expect(preloaded.starts.counts.openMarket == 3 && preloaded.starts.counts.restaurant == 1)
+    }
+}
+
+extension StartingStates {
+    /// How many values each built-in API keeps.
+    var counts: (restaurant: Int, openMarket: Int) {
+        (keys.filter { $0.hasPrefix("restaurant.") }.count, keys.filter { $0.hasPrefix("openmarket.") }.count)
     }
 }

@@ -74,6 +74,11 @@ public struct SuiteConfiguration: Sendable {
         self.checkTimeLimit = checkTimeLimit
         self.timingAttempts = max(1, timingAttempts)
     }
+
+    /// The variants as an engine's configuration names them.
+    var engineVariants: [String: String] {
+        [RestaurantAPI().name: restaurantVariant.rawValue, OpenMarketAPI().name: openMarketVariant.rawValue]
+    }
 }
 
 /// A named list of checks run against one provider. Each check gets its own server, so
@@ -181,7 +186,7 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
         do {
             engine = try MockEngine(configuration: EngineConfiguration(
                 fixturesDirectory: configuration.fixturesDirectory,
-                restaurantVariant: configuration.restaurantVariant, openMarketVariant: configuration.openMarketVariant,
+                variants: configuration.engineVariants,
                 journalResponseBodyLimit: Self.keptResponseBytes,
                 imageCacheControl: check.imageCacheControl ?? "public, max-age=3600",
                 extraScenarios: check.scenarios, preloaded: preloaded, network: check.network ?? configuration.network))

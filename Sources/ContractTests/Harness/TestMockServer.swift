@@ -14,15 +14,17 @@ public final class TestMockServer: Sendable {
     public let baseURL: URL
 
     /// Starts a server playing `scenario` in `variants` (names as `--variant` takes them),
-    /// from `fixtures` (the built-in ones when nil).
+    /// from `fixtures` (the built-in ones when nil), serving the built-in APIs and `apis`.
     public static func start(scenario: String = Scenario.happyPath.name, variants: [String] = [],
-                             fixtures: URL? = nil, scenarios: [Scenario] = [], network: NetworkProfile? = nil) async throws -> TestMockServer {
+                             fixtures: URL? = nil, scenarios: [Scenario] = [], network: NetworkProfile? = nil,
+                             apis: [any MockAPI] = []) async throws -> TestMockServer {
         let fixtures = fixtures ?? MockFixtures.directory
-        let selection = try VariantSelection.parse(variants)
+        let served = BuiltInAPIs.all + apis
+        let selection = try VariantSelection.parse(variants, apis: served)
         let engine = try MockEngine(configuration: EngineConfiguration(
-            fixturesDirectory: fixtures, restaurantVariant: selection.restaurant, openMarketVariant: selection.openMarket,
+            fixturesDirectory: fixtures, apis: served, variants: selection.chosen,
             journalResponseBodyLimit: 64 * 1024, extraScenarios: scenarios, scenario: scenario,
-            preloaded: try Self.preloaded(fixtures), network: network))
+            preloaded: try Self.preloaded(fixtures, apis: served), network: network))
         var logger = Logger(label: "mock-server.test")
         logger.logLevel = .warning
         // A loop of its own (`ServerLoops`): tests beside this one do not hold its answers.
@@ -33,10 +35,11 @@ public final class TestMockServer: Sendable {
     /// The fixtures and scenario files of `fixtures`, read once per process and shared
     /// read-only: every engine builds its own state from them, so a test's server costs no
     /// file reads. (Tests do not edit fixture files while they run; `--watch` is for that.)
-    static func preloaded(_ fixtures: URL) throws -> Preloaded {
-        let key = fixtures.standardizedFileURL.path
+    /// Keyed by the folder and the APIs' names: a test's own API is read once too.
+    static func preloaded(_ fixtures: URL, apis: [any MockAPI] = BuiltInAPIs.all) throws -> Preloaded {
+        let key = fixtures.standardizedFileURL.path + "\u{0}" + apis.map(\.name).joined(separator: ",")
         if let cached = loaded.withLock({ $0[key] }) { return cached }
-        let fresh = try Preloaded.load(EngineConfiguration(fixturesDirectory: fixtures))
+        let fresh = try Preloaded.load(EngineConfiguration(fixturesDirectory: fixtures, apis: apis))
         return loaded.withLock { loaded in
             if let cached = loaded[key] { return cached }
             // Bounded: one entry per fixtures folder a test names.

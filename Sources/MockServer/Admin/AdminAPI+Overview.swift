@@ -3,7 +3,7 @@ import Scenarios
 
 extension AdminAPI {
     /// `GET /__admin/overview[?session=NAME]`: what the dashboard shows at a glance — the
-    /// APIs' routes and the current scenario's rules with their hit counts, the scenario's
+    /// APIs served (name, variant, hosts) and their routes and the current scenario's rules with their hit counts, the scenario's
     /// state machines, the network profile, and the other answerers (stubs, a proxy's
     /// upstream, unmatched requests).
     static func overviewRoute(_ engine: MockEngine) -> Route {
@@ -34,6 +34,10 @@ extension AdminAPI {
                 "session": .string(session),
                 "scenario": ["name": .string(scenario.name), "description": .string(scenario.description),
                              "rules": .array(rules), "machines": .object(machines)],
+                "apis": .array(engine.apis.compactMap { name -> JSONValue? in
+                    guard let served = engine.servedAPI(named: name) else { return nil }
+                    return ["name": .string(name), "variant": .string(served.variant), "hosts": .array(served.api.hosts.map(JSONValue.string))]
+                }),
                 "routes": .array(routes),
                 "other": .object(other),
                 "network": engine.network.configured(session: session == ScenarioEngine.defaultSession ? nil : session)?.json

@@ -18,7 +18,7 @@ public struct AdminAPI: Responder {
         self.adminToken = adminToken
         router = Router(routes: [Dashboard.route] + Self.infoRoutes(engine, transport) + Self.scenarioRoutes(engine) + Self.networkRoutes(engine)
                         + Self.journalRoutes(engine) + Self.verifyRoutes(engine) + Self.stateRoutes(engine) + Self.pactRoutes(engine)
-                        + [Self.openAPIRoute(engine), Self.overviewRoute(engine)]
+                        + Self.openAPIRoutes(engine) + [Self.overviewRoute(engine)]
                         + Self.caRoutes(certificateAuthority))
     }
 
@@ -84,12 +84,13 @@ public struct AdminAPI: Responder {
             Route("admin.health", .get("/__admin/health")) { _, _ in .json(200, ["status": "ok"]) },
             Route("admin.info", .get("/__admin/info")) { _, _ in
                 let configuration = engine.configuration
+                var variants: [String: JSONValue] = [:]
+                for api in configuration.apis { variants[api.name] = .string(configuration.variant(of: api)) }
                 return .json(200, [
                     "version": .string(version),
                     "uptimeSeconds": .number((engine.timeSource.now().timeIntervalSince(engine.startedAt) * 1000).rounded() / 1000),
                     "apis": .array(engine.apis.map(JSONValue.string)),
-                    "variants": ["restaurant": .string(configuration.restaurantVariant.rawValue),
-                                 "openmarket": .string(configuration.openMarketVariant.rawValue)],
+                    "variants": .object(variants),
                     "scenario": .string(engine.scenarios.currentScenario),
                     "seed": .number(Double(configuration.seed)),
                     "timeScale": .number(configuration.timeScale),
@@ -102,28 +103,36 @@ public struct AdminAPI: Responder {
         ]
     }
 
-    /// `GET /__admin/openapi/{restaurant|openmarket}[?variant=NAME][&strict=true]`: the
-    /// OpenAPI 3.1 document of an API as this server plays it (its variant and strictness
-    /// unless the query names others).
-    static func openAPIRoute(_ engine: MockEngine) -> Route {
-        Route("admin.openapi", .get("/__admin/openapi/{api}")) { request, match in
-            let strict = request.queryValue("strict").map { $0 == "true" || $0 == "1" } ?? engine.configuration.strict
-            let variantName = request.queryValue("variant")
-            switch match["api"] {
-            case "restaurant":
-                guard let variant = variantName.map({ RestaurantVariant(rawValue: $0) }) ?? engine.configuration.restaurantVariant else {
-                    return .error(400, "Unknown restaurant variant \"\(variantName ?? "")\"; choose from: \(RestaurantVariant.allCases.map(\.rawValue).joined(separator: ", "))")
+    /// `GET /__admin/openapi` lists the served APIs' documents; `GET
+    /// /__admin/openapi/{api}[?variant=NAME][&strict=true]` is the OpenAPI 3.1 document of
+    /// an API as this server plays it (its variant and strictness unless the query names others).
+    static func openAPIRoutes(_ engine: MockEngine) -> [Route] {
+        [
+            Route("admin.openapi.list", .get("/__admin/openapi")) { _, _ in
+                let listed = engine.apis.compactMap { name -> JSONValue? in
+                    guard let served = engine.servedAPI(named: name), served.served.openAPI != nil else { return nil }
+                    return ["api": .string(name), "variant": .string(served.variant), "variants": .array(served.api.variants.map(JSONValue.string)),
+                            "hosts": .array(served.api.hosts.map(JSONValue.string)), "document": .string("/__admin/openapi/\(name)")]
                 }
-                return .json(200, OpenAPIDocuments.restaurant(variant, strict: strict, menuIDs: engine.restaurant?.fixtures.items.map(\.id)))
-            case "openmarket":
-                guard let variant = variantName.map({ OpenMarketVariant(rawValue: $0) }) ?? engine.configuration.openMarketVariant else {
-                    return .error(400, "Unknown Open Market variant \"\(variantName ?? "")\"; choose from: \(OpenMarketVariant.allCases.map(\.rawValue).joined(separator: ", "))")
+                return .json(200, ["apis": .array(listed)])
+            },
+            Route("admin.openapi", .get("/__admin/openapi/{api}")) { request, match in
+                let strict = request.queryValue("strict").map { $0 == "true" || $0 == "1" } ?? engine.configuration.strict
+                let name = match["api"] ?? ""
+                guard let served = engine.servedAPI(named: name), let source = served.served.openAPI else {
+                    let known = engine.apis.filter { engine.servedAPI(named: $0)?.served.openAPI != nil }.map { "/__admin/openapi/\($0)" }
+                    return .error(404, "No OpenAPI document for \"\(name)\"; there \(known.count == 1 ? "is" : "are") \(known.joined(separator: " and "))")
                 }
-                return .json(200, OpenAPIDocuments.openMarket(variant, strict: strict))
-            default:
-                return .error(404, "No OpenAPI document for \"\(match["api"] ?? "")\"; there are /__admin/openapi/restaurant and /__admin/openapi/openmarket")
-            }
-        }
+                var variant = served.variant
+                if let asked = request.queryValue("variant") {
+                    guard let known = served.api.variant(named: asked) else {
+                        return .error(400, "Unknown \(name) variant \"\(asked)\"; choose from: \(served.api.variants.joined(separator: ", "))")
+                    }
+                    variant = known
+                }
+                return .json(200, source.document(variant: variant, strict: strict))
+            },
+        ]
     }
 
     static func stateRoutes(_ engine: MockEngine) -> [Route] {

@@ -59,7 +59,7 @@ enum Dashboard {
         <section><h2>Scenario rules and routes</h2>
           <div class="sub" id="scenario-title"></div><div id="machines" class="machine muted"></div>
           <table><thead><tr><th>Rule</th><th>Request</th><th>State</th><th class="hits">Hits</th></tr></thead><tbody id="rules"></tbody></table>
-          <div class="sub">Routes</div>
+          <div class="sub" id="apis">Routes</div>
           <table><thead><tr><th>Route</th><th>Request</th><th class="hits">Hits</th></tr></thead><tbody id="routes"></tbody></table>
           <div class="sub" id="other"></div></section>
         <section><h2>Request details</h2><pre id="details" class="muted">Click a request.</pre></section>
@@ -136,6 +136,7 @@ enum Dashboard {
       document.getElementById('rules').replaceChildren(...(o.scenario.rules.length ? o.scenario.rules.map(r =>
         row([[r.name], [r.request], [r.state ? `${r.state.machine}: ${r.state.is ?? 'any'} → ${r.state.becomes ?? 'same'}` : ''], [r.hits, 'hits']], r.hits > 0))
         : [row([['no rules: the APIs answer'], [''], [''], ['']])]));
+      document.getElementById('apis').textContent = 'Routes of ' + (o.apis.length ? o.apis.map(a => `${a.name} (${a.variant})` + (a.hosts.length ? ` for ${a.hosts.join(', ')}` : '')).join(', ') : 'no API');
       document.getElementById('routes').replaceChildren(...o.routes.map(r => row([[r.name], [r.request], [r.hits, 'hits']], r.hits > 0)));
       const other = Object.entries(o.other).filter(([k]) => !o.routes.some(r => r.name === k));
       document.getElementById('other').textContent = other.length ? 'Also answered: ' + other.map(([k, v]) => `${k} ${v}`).join(', ') : '';

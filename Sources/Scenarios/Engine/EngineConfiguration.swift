@@ -1,10 +1,16 @@
 import Foundation
 
 public struct EngineConfiguration: Sendable {
-    /// A folder with `restaurant/` and/or `openmarket/` fixture sets.
+    /// A folder holding a fixture folder per API (named as the API: `restaurant/`,
+    /// `openmarket/`) and `scenarios/`.
     public var fixturesDirectory: URL
-    public var restaurantVariant: RestaurantVariant
-    public var openMarketVariant: OpenMarketVariant
+    /// The APIs this engine may serve: each one whose fixtures are found is served.
+    public var apis: [any MockAPI]
+    /// The variant to play of each API, by API name; an API not named plays its first.
+    public var variants: [String: String]
+    /// More host names for the APIs, host to API name (`--map HOST=API`): requests to such
+    /// a host are answered by that API alone, as for the API's own `hosts`.
+    public var hostMap: [String: String]
     public var journalCapacity: Int
     public var journalBodyLimit: Int
     /// The most bytes the journal's kept requests may hold; the oldest go first past it.
@@ -35,8 +41,9 @@ public struct EngineConfiguration: Sendable {
 
     public init(
         fixturesDirectory: URL,
-        restaurantVariant: RestaurantVariant = .original,
-        openMarketVariant: OpenMarketVariant = .jan2022,
+        apis: [any MockAPI] = BuiltInAPIs.all,
+        variants: [String: String] = [:],
+        hostMap: [String: String] = [:],
         journalCapacity: Int = 10_000,
         journalBodyLimit: Int = 64 * 1024,
         journalByteBudget: Int = 64 * 1024 * 1024,
@@ -53,8 +60,9 @@ public struct EngineConfiguration: Sendable {
         network: NetworkProfile? = nil
     ) {
         self.fixturesDirectory = fixturesDirectory
-        self.restaurantVariant = restaurantVariant
-        self.openMarketVariant = openMarketVariant
+        self.apis = apis
+        self.variants = variants
+        self.hostMap = hostMap
         self.journalCapacity = journalCapacity
         self.journalBodyLimit = journalBodyLimit
         self.journalByteBudget = journalByteBudget
@@ -69,5 +77,18 @@ public struct EngineConfiguration: Sendable {
         self.strict = strict
         self.preloaded = preloaded
         self.network = network
+    }
+}
+
+extension EngineConfiguration {
+    /// The variant `api` plays: the one chosen for it when it is one of the API's, else its first.
+    public func variant(of api: any MockAPI) -> String {
+        if let chosen = variants[api.name], let known = api.variant(named: chosen) { return known }
+        return api.variants.first ?? "default"
+    }
+
+    /// The API named `name` among `apis`.
+    public func api(named name: String) -> (any MockAPI)? {
+        apis.first { $0.name == name }
     }
 }

@@ -215,13 +215,23 @@ public final class MockEngine: Responder {
         events.publish("complete", id: id, ["id": .number(Double(id)), "durationMs": .number((duration * 10_000).rounded() / 10)])
     }
 
-    /// The simulators now serving.
-    public var restaurant: RestaurantSimulator? { live.current.restaurant }
-    public var openMarket: OpenMarketSimulator? { live.current.openMarket }
-    /// The routes of both APIs, without scenarios or journal: the simulators' own answers.
+    /// The APIs now serving, by name, in the configuration's order.
+    public var apis: [String] { live.current.served.map(\.api.name) }
+
+    /// The served API named `name`: its definition, the variant it plays and its answers.
+    public func servedAPI(named name: String) -> (api: any MockAPI, variant: String, served: any ServedAPI)? {
+        live.current.served(named: name).map { ($0.api, $0.variant, $0.instance) }
+    }
+
+    /// The first served API's answers of type `T` (a simulator), if any.
+    public func served<T: ServedAPI>(_ type: T.Type) -> T? {
+        live.current.served.lazy.compactMap { $0.instance as? T }.first
+    }
+
+    /// The routes of every API, without scenarios or journal: the simulators' own answers.
     public var router: Router { live.current.router }
 
-    /// Back to the fixtures: a new Open Market catalogue (creates, edits and deletes are
+    /// Back to the fixtures: every API starts again (creates, edits and deletes are
     /// gone) and fresh scenario states in every session.
     public func resetState() {
         let (current, shared) = preloaded.current
@@ -243,22 +253,25 @@ public final class MockEngine: Responder {
         events.publish("state", ["change": "reloaded", "scenarios": .array(library.names.map(JSONValue.string))])
     }
 
-    /// Everything mutable, as JSON: the Open Market catalogue with uploaded images, and
-    /// scenario states. Restore it with `restore(snapshot:)` (or `--state FILE`).
+    /// Everything mutable, as JSON: each API's state (the Open Market catalogue with
+    /// uploaded images), and scenario states. Restore it with `restore(snapshot:)` (or
+    /// `--state FILE`).
     public func snapshot() -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .secondsSince1970
-        let value = EngineSnapshot(version: EngineSnapshot.currentVersion, openMarket: openMarket?.snapshot(), scenarios: scenarios.snapshot())
+        let value = EngineSnapshot(version: EngineSnapshot.currentVersion, apis: live.current.served, scenarios: scenarios.snapshot())
         return (try? encoder.encode(value)) ?? Data()
     }
 
-    /// Restores a snapshot; a file that is not one is reported with its JSON path.
+    /// Restores a snapshot; a file that is not one is reported with its JSON path, and
+    /// nothing is changed unless all of it reads.
     public func restore(snapshot data: Data, source: String = "snapshot") throws(FixtureError) {
         // Only JSON our parser accepted reaches `JSONDecoder` (`FixtureFile.decode` says why).
         try FixtureFile.checkSyntax(data, file: source)
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
+        decoder.userInfo[EngineSnapshot.servedKey] = EngineSnapshot.ServedBox(live.current.served)
         let value: EngineSnapshot
         do {
             value = try decoder.decode(EngineSnapshot.self, from: data)
@@ -270,25 +283,73 @@ public final class MockEngine: Responder {
         guard value.version == EngineSnapshot.currentVersion else {
             throw FixtureError(file: source, jsonPath: "$.version", reason: "snapshot version \(value.version); this server reads \(EngineSnapshot.currentVersion)")
         }
-        if let market = value.openMarket { openMarket?.restore(market) }
+        value.restores.forEach { $0() }
         scenarios.restore(value.scenarios)
         events.publish("state", ["change": "restored"])
     }
-
-    /// The API names this engine serves, for logs and the info endpoint.
-    public var apis: [String] {
-        var names: [String] = []
-        if restaurant != nil { names.append("restaurant") }
-        if openMarket != nil { names.append("openmarket") }
-        return names
-    }
 }
 
+/// A snapshot file: its version, each served API's state under the API's `snapshotKey`,
+/// and the scenario states.
 struct EngineSnapshot: Codable {
     static let currentVersion = 1
+    /// The decoder's `userInfo` key for the served APIs (a `ServedBox`) a snapshot is read for.
+    static let servedKey = CodingUserInfoKey(rawValue: "mockServer.servedAPIs")!
+
+    final class ServedBox: Sendable {
+        let served: [APIs.Served]
+        init(_ served: [APIs.Served]) { self.served = served }
+    }
+
     var version: Int
-    var openMarket: OpenMarketSnapshot?
     var scenarios: ScenarioEngine.Snapshot
+    /// The APIs whose state is written (encoding only).
+    private var apis: [APIs.Served] = []
+    /// What puts each API's state back, read in full before any is run (decoding only).
+    private(set) var restores: [() -> Void] = []
+
+    init(version: Int, apis: [APIs.Served], scenarios: ScenarioEngine.Snapshot) {
+        self.version = version
+        self.apis = apis
+        self.scenarios = scenarios
+    }
+
+    private struct Key: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(_ string: String) { stringValue = string }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(version, forKey: Key("version"))
+        try container.encode(scenarios, forKey: Key("scenarios"))
+        for api in apis {
+            try Self.encodeState(of: api.instance, into: &container, key: Key(api.api.snapshotKey))
+        }
+    }
+
+    private static func encodeState<A: ServedAPI>(of api: A, into container: inout KeyedEncodingContainer<Key>, key: Key) throws {
+        guard A.Snapshot.self != NoSnapshot.self else { return }
+        try container.encode(api.snapshot(), forKey: key)
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        version = try container.decode(Int.self, forKey: Key("version"))
+        scenarios = try container.decode(ScenarioEngine.Snapshot.self, forKey: Key("scenarios"))
+        let served = (decoder.userInfo[Self.servedKey] as? ServedBox)?.served ?? []
+        for api in served where container.contains(Key(api.api.snapshotKey)) {
+            restores.append(try Self.decodeState(of: api.instance, from: container, key: Key(api.api.snapshotKey)))
+        }
+    }
+
+    private static func decodeState<A: ServedAPI>(of api: A, from container: KeyedDecodingContainer<Key>, key: Key) throws -> () -> Void {
+        let state = try container.decode(A.Snapshot.self, forKey: key)
+        return { api.restore(state) }
+    }
 }
 
 /// Fixtures and scenario files read once and shared by many engines (each engine still
@@ -310,7 +371,7 @@ public struct Preloaded: Sendable {
 
     /// Reads the fixtures and scenario folders named by `configuration`.
     public static func load(_ configuration: EngineConfiguration) throws(FixtureError) -> Preloaded {
-        let fixtures = try FixtureSet.load(from: configuration.fixturesDirectory)
+        let fixtures = try FixtureSet.load(from: configuration.fixturesDirectory, apis: configuration.apis)
         var scenarios: [Scenario] = []
         var problems: [FixtureProblem] = []
         for folder in configuration.scenarioDirectories where FileManager.default.fileExists(atPath: folder.path) {
@@ -321,41 +382,46 @@ public struct Preloaded: Sendable {
     }
 }
 
-/// The fixture sets found in one folder (either may be absent).
+/// Each API's fixtures found in one fixtures folder, by API name (an API whose fixtures
+/// are absent is not served).
 public struct FixtureSet: Sendable {
-    public var restaurant: RestaurantFixtures?
-    public var openMarket: OpenMarketFixtures?
+    private var byAPI: [String: any Sendable]
 
-    public init(restaurant: RestaurantFixtures? = nil, openMarket: OpenMarketFixtures? = nil) {
-        self.restaurant = restaurant
-        self.openMarket = openMarket
+    public init() { byAPI = [:] }
+
+    /// The fixtures of the API named `name`, of that API's `Fixtures` type.
+    public subscript(name: String) -> (any Sendable)? {
+        get { byAPI[name] }
+        set { byAPI[name] = newValue }
     }
 
-    /// Loads every API's fixtures found in `directory`; problems in all of them are
-    /// reported together.
-    public static func load(from directory: URL) throws(FixtureError) -> FixtureSet {
+    /// The names of the APIs with fixtures here.
+    public var apiNames: [String] { byAPI.keys.sorted() }
+
+    /// Loads the fixtures of every API in `apis` found in `directory`; problems in all of
+    /// them are reported together.
+    public static func load(from directory: URL, apis: [any MockAPI] = BuiltInAPIs.all) throws(FixtureError) -> FixtureSet {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw FixtureError(file: directory.path, reason: "fixtures folder not found")
         }
-        let restaurantDirectory = directory.appendingPathComponent("restaurant")
-        let openMarketDirectory = directory.appendingPathComponent("openmarket")
-        let hasRestaurant = FileManager.default.fileExists(atPath: restaurantDirectory.path)
-        let hasOpenMarket = FileManager.default.fileExists(atPath: openMarketDirectory.path)
-        // A folder of scenarios alone (a recording, say) serves no API: its rules answer.
-        let hasScenarios = FileManager.default.fileExists(atPath: directory.appendingPathComponent("scenarios").path)
-        guard hasRestaurant || hasOpenMarket || hasScenarios else {
-            throw FixtureError(file: directory.path, reason: "the folder holds no fixture set (expected restaurant/, openmarket/ or scenarios/ inside it)")
-        }
         var set = FixtureSet()
         var problems: [FixtureProblem] = []
-        if hasRestaurant {
-            do { set.restaurant = try RestaurantFixtures.load(from: restaurantDirectory) } catch { problems += error.problems }
-        }
-        if hasOpenMarket {
-            do { set.openMarket = try OpenMarketFixtures.load(from: openMarketDirectory) } catch { problems += error.problems }
+        for api in apis {
+            do {
+                if let fixtures = try api.loadErased(from: directory) { set[api.name] = fixtures }
+            } catch {
+                problems += error.problems
+            }
         }
         guard problems.isEmpty else { throw FixtureError(problems) }
+        // A folder of scenarios alone (a recording, say) serves no API: its rules answer.
+        let hasScenarios = FileManager.default.fileExists(atPath: directory.appendingPathComponent("scenarios").path)
+        guard !set.byAPI.isEmpty || hasScenarios else {
+            let folders = apis.map { "\($0.name)/" }
+            let expected = folders.isEmpty ? "scenarios/" : folders.joined(separator: ", ") + " or scenarios/"
+            throw FixtureError(file: directory.path, reason: "the folder holds no fixture set (expected one of \(expected) inside it)")
+        }
         return set
     }
 }

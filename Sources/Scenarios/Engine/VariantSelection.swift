@@ -1,33 +1,27 @@
 /// Which version of each API to play, from `--variant` values such as `community` or
-/// `openmarket-2022-late`.
+/// `openmarket-2022-late`: each value names a variant of one API, bare or prefixed with the
+/// API's name (`restaurant-community`).
 public struct VariantSelection: Sendable, Equatable {
-    public var restaurant: RestaurantVariant
-    public var openMarket: OpenMarketVariant
+    /// The variant chosen for each API named, by API name.
+    public var chosen: [String: String]
 
-    public init(restaurant: RestaurantVariant = .original, openMarket: OpenMarketVariant = .jan2022) {
-        self.restaurant = restaurant
-        self.openMarket = openMarket
+    public init(chosen: [String: String] = [:]) {
+        self.chosen = chosen
     }
 
-    /// Every name `--variant` accepts.
-    public static var names: [String] {
-        RestaurantVariant.allCases.map(\.rawValue) + OpenMarketVariant.allCases.map(\.rawValue)
+    /// Every name `--variant` accepts for `apis`.
+    public static func names(_ apis: [any MockAPI] = BuiltInAPIs.all) -> [String] {
+        apis.flatMap(\.variants)
     }
 
-    /// Parses `--variant` values; each names a variant of one API (`restaurant-` may prefix
-    /// a Restaurant variant).
-    public static func parse(_ values: [String]) throws(VariantError) -> VariantSelection {
+    /// Parses `--variant` values against `apis`; a later value for the same API wins.
+    public static func parse(_ values: [String], apis: [any MockAPI] = BuiltInAPIs.all) throws(VariantError) -> VariantSelection {
         var selection = VariantSelection()
         for value in values {
-            let name = value.lowercased()
-            let bare = name.hasPrefix("restaurant-") ? String(name.dropFirst("restaurant-".count)) : name
-            if let variant = RestaurantVariant(rawValue: bare) {
-                selection.restaurant = variant
-            } else if let variant = OpenMarketVariant(rawValue: name) {
-                selection.openMarket = variant
-            } else {
-                throw VariantError(value: value)
+            guard let (api, variant) = apis.lazy.compactMap({ api in api.variant(named: value).map { (api, $0) } }).first else {
+                throw VariantError(value: value, known: names(apis))
             }
+            selection.chosen[api.name] = variant
         }
         return selection
     }
@@ -35,7 +29,15 @@ public struct VariantSelection: Sendable, Equatable {
 
 public struct VariantError: Error, CustomStringConvertible {
     public let value: String
+    /// The names that would have been accepted.
+    public let known: [String]
+
+    public init(value: String, known: [String] = VariantSelection.names()) {
+        self.value = value
+        self.known = known
+    }
+
     public var description: String {
-        "unknown variant \"\(value)\"; choose from: \(VariantSelection.names.joined(separator: ", "))"
+        "unknown variant \"\(value)\"; choose from: \(known.joined(separator: ", "))"
     }
 }

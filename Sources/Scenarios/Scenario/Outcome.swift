@@ -98,22 +98,25 @@ public enum BodyTransform: Sendable, Hashable {
     /// Every list (`items`, `pages`, `categories`) repeated this many times, ids offset by
     /// 100000 per copy: large catalogs from the same fixtures.
     case repeatItems(Int)
-    /// Every list (`items`, `pages`, `categories`) emptied, and an Open Market page's
-    /// counts made to agree (`total_count`/`totalCount` 0, `last_page` 0, no next or previous page),
-    /// keeping what the client asked for (`page_no`, `items_per_page`).
+    /// Every list (`items`, `pages`, `categories`) emptied, and a page's counts made to
+    /// agree: where the body has a total count (`total_count`, `totalCount`, `total`), its
+    /// counts (`offset`, `last_page`/`lastPage`, …) are 0 and its links (`has_next`/`hasNext`,
+    /// …) false, keeping what the client asked for (`page_no`, `items_per_page`).
     case emptyLists
+
+    static let totalCountKeys = ["total_count", "totalCount", "total"]
+    static let pageCountKeys = totalCountKeys + ["offset", "last_page", "lastPage", "total_pages", "totalPages"]
+    static let pageLinkKeys = ["has_next", "hasNext", "has_prev", "hasPrev", "has_more", "hasMore", "has_previous", "hasPrevious"]
 
     public func apply(_ body: Data) -> Data {
         switch self {
         case .emptyLists:
             guard case .object(var object)? = JSONValue(parsing: body) else { return body }
             for key in ["items", "pages", "categories"] where object[key]?.arrayValue != nil { object[key] = .array([]) }
-            for keys in [OpenMarketVariant.PageKeys.snakeCase, .camelCase] where object[keys.totalCount] != nil {
-                object[keys.totalCount] = 0
-                object[keys.offset] = 0
-                object[keys.lastPage] = 0
-                object[keys.hasNext] = false
-                object[keys.hasPrev] = false
+            // A page's counts and links, in the words paged APIs use, snake or camel case.
+            if Self.totalCountKeys.contains(where: { object[$0] != nil }) {
+                for key in Self.pageCountKeys where object[key]?.doubleValue != nil { object[key] = 0 }
+                for key in Self.pageLinkKeys where object[key]?.boolValue != nil { object[key] = false }
             }
             return JSONCoding.encode(JSONValue.object(object))
         case .emptyBody:

@@ -39,7 +39,7 @@ struct TestServer {
         tls: TLSSettings? = nil
     ) async throws -> TestServer {
         let engine = try MockEngine(configuration: EngineConfiguration(
-            fixturesDirectory: fixtures, restaurantVariant: restaurant, openMarketVariant: openMarket,
+            fixturesDirectory: fixtures, variants: [RestaurantAPI().name: restaurant.rawValue, OpenMarketAPI().name: openMarket.rawValue],
             journalCapacity: journalCapacity, seed: seed, timeSource: timeSource,
             extraScenarios: scenarios, scenario: scenario, timeScale: timeScale, strict: strict))
         let started = try await ServerLoops.shared.start {

@@ -22,16 +22,16 @@ public struct OpenMarketSimulator: Sendable {
                 timeSource: any TimeSource = SystemTimeSource(), imageCacheControl: String = "public, max-age=3600",
                 strict: Bool = false) {
         self.init(fixtures: fixtures, variant: variant, seed: seed, timeSource: timeSource, imageCacheControl: imageCacheControl,
-                  strict: strict, starts: nil)
+                  strict: strict, context: nil)
     }
 
-    /// `starts` keeps the starting catalogue for the next simulator made from the same fixtures.
+    /// `context` keeps the starting catalogue for the next simulator made from the same fixtures.
     init(fixtures: OpenMarketFixtures, variant: OpenMarketVariant, seed: UInt64, timeSource: any TimeSource,
-         imageCacheControl: String, strict: Bool, starts: StartingStates?) {
+         imageCacheControl: String, strict: Bool, context: APIContext?) {
         self.variant = variant
         self.strict = strict
         self.imageCacheControl = imageCacheControl
-        self.store = OpenMarketStore(fixtures: fixtures, variant: variant, seed: seed, starts: starts)
+        self.store = OpenMarketStore(fixtures: fixtures, variant: variant, seed: seed, context: context)
         self.vendorsByIdentifier = Dictionary(fixtures.vendors.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a })
         self.timeSource = timeSource
         self.fixtureImages = fixtures.images

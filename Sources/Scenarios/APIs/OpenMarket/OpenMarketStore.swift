@@ -59,14 +59,19 @@ final class OpenMarketStore: Sendable {
     let wire: ProductWire
     private let state: Locked<State>
 
-    init(fixtures: OpenMarketFixtures, variant: OpenMarketVariant, seed: UInt64, starts: StartingStates? = nil) {
-        let start = starts?.openMarket(variant, seed: seed) { Self.start(fixtures, variant, seed) } ?? Self.start(fixtures, variant, seed)
+    /// `context` keeps the starting catalogue for the next store of the same fixtures.
+    init(fixtures: OpenMarketFixtures, variant: OpenMarketVariant, seed: UInt64, context: APIContext? = nil) {
+        let start = context?.shared(Start.key(variant, seed)) { Self.start(fixtures, variant, seed) }
+            ?? Self.start(fixtures, variant, seed)
         wire = start.wire
         state = Locked(start.state)
     }
 
     /// A store's first state, the same for every store of these fixtures, variant and seed.
     struct Start: Sendable {
+        /// Its key among the values engines share (`APIContext.shared(_:make:)`).
+        static func key(_ variant: OpenMarketVariant, _ seed: UInt64) -> String { "openmarket.start.\(variant.rawValue).\(seed)" }
+
         let wire: ProductWire
         let state: State
     }

@@ -13,16 +13,16 @@ public struct RestaurantSimulator: Sendable {
 
     public init(fixtures: RestaurantFixtures, variant: RestaurantVariant = .original,
                 imageCacheControl: String = "public, max-age=3600", strict: Bool = false) {
-        self.init(fixtures: fixtures, variant: variant, imageCacheControl: imageCacheControl, strict: strict, starts: nil)
+        self.init(fixtures: fixtures, variant: variant, imageCacheControl: imageCacheControl, strict: strict, context: nil)
     }
 
-    /// `starts` keeps the encoded bodies for the next simulator made from the same fixtures.
-    init(fixtures: RestaurantFixtures, variant: RestaurantVariant, imageCacheControl: String, strict: Bool, starts: StartingStates?) {
+    /// `context` keeps the encoded bodies for the next simulator made from the same fixtures.
+    init(fixtures: RestaurantFixtures, variant: RestaurantVariant, imageCacheControl: String, strict: Bool, context: APIContext?) {
         self.fixtures = fixtures
         self.variant = variant
         self.imageCacheControl = imageCacheControl
         self.strict = strict
-        bodies = starts?.restaurant(variant) { Bodies(fixtures, variant) } ?? Bodies(fixtures, variant)
+        bodies = context?.shared(Bodies.key(variant)) { Bodies(fixtures, variant) } ?? Bodies(fixtures, variant)
     }
 
     /// What a variant's answers are made of, encoded once from the fixtures.
@@ -32,6 +32,9 @@ public struct RestaurantSimulator: Sendable {
         let itemsByCategory: [String: BodyTemplate]
         let emptyItems: Data
         let prepTimes: [Int: Int]
+
+        /// Their key among the values engines share (`APIContext.shared(_:make:)`).
+        static func key(_ variant: RestaurantVariant) -> String { "restaurant.bodies." + variant.rawValue }
 
         init(_ fixtures: RestaurantFixtures, _ variant: RestaurantVariant) {
             let categoryByName = Dictionary(fixtures.categories.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
