@@ -135,7 +135,7 @@ import Testing
         let expected = [
             "$.rules[0].response: give only one body: text, bodyFile",
             "$.rules[0].response.bodyFile: cannot read \(folder.appendingPathComponent("missing.json").path)",
-            "$.rules[1].response.templated: neither the body nor a header has {{baseURL}} to fill in",
+            "$.rules[1].response.templated: neither the body nor a header has a {{…}} hole to fill in",
             "$.rules[1].response.conditional: expected true or false, found a string",
             "$.rules[2].response.templated: cannot be combined with \"simulator\"",
         ]

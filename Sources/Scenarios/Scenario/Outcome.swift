@@ -64,16 +64,19 @@ public enum StubBody: Sendable, Hashable {
     case json(JSONValue)
     case text(String)
     case bytes(Data)
-    /// Bytes with `{{baseURL}}` holes filled with the base URL the client used.
-    case template(BodyTemplate)
+    /// Text with `{{…}}` holes filled from each request (`ResponseTemplate`); `json` says
+    /// the text is JSON, so filled-in values are escaped for it. The stub's headers are
+    /// templates too.
+    case template(ResponseTemplate, json: Bool)
 
-    func data(baseURL: String) -> Data {
+    /// The body of a stub that is not a template.
+    var data: Data {
         switch self {
         case .empty: return Data()
         case .json(let value): return JSONCoding.encode(value)
         case .text(let text): return Data(text.utf8)
         case .bytes(let data): return data
-        case .template(let template): return template.render(baseURL: baseURL)
+        case .template(let template, _): return Data(template.source.utf8)
         }
     }
 
@@ -82,7 +85,8 @@ public enum StubBody: Sendable, Hashable {
         case .empty: return nil
         case .json: return "application/json; charset=utf-8"
         case .text: return "text/plain; charset=utf-8"
-        case .bytes, .template: return "application/octet-stream"
+        case .template(_, let json): return json ? "application/json; charset=utf-8" : "application/octet-stream"
+        case .bytes: return "application/octet-stream"
         }
     }
 }

@@ -29,12 +29,16 @@ public final class ScenarioEngine: Responder {
     }
 
     private let state: Locked<State>
+    /// Where templated stubs draw their random values: one sequence per engine from its
+    /// seed, started again on `reset()`.
+    let templateRandom: Locked<SeededRandom>
 
     public init(inner: any Responder, library: ScenarioLibrary, current: String, seed: UInt64, timeScale: Double) {
         self.inner = inner
         self.seed = seed
         self.timeScale = timeScale
         self.state = Locked(State(library: library, current: current))
+        self.templateRandom = Locked(SeededRandom(seed: seed, stream: "templates"))
     }
 
     public var currentScenario: String { state.withLock { $0.current } }
@@ -77,6 +81,7 @@ public final class ScenarioEngine: Responder {
                 for session in state.sessions.values { session.dropRuntimes() }
             }
         }
+        if session == nil { templateRandom.withLock { $0 = SeededRandom(seed: seed, stream: "templates") } }
     }
 
     /// The TLS fault for a new HTTPS connection, if the server-wide scenario has one for
@@ -160,7 +165,7 @@ public final class ScenarioEngine: Responder {
         case .failure(let rejected):
             return rejected.plan
         case .success(let decided):
-            let base = decided.asksInner ? inner.respond(to: request) : basePlan(decided.outcome, request)
+            let base = decided.asksInner ? inner.respond(to: request) : stubPlan(decided, request)
             return finish(decided, base: base, request: request)
         }
     }
@@ -254,7 +259,7 @@ public final class ScenarioEngine: Responder {
 
     /// The answer of an outcome that does not ask the inner responder (a stub).
     public func stubPlan(_ decided: Decided, _ request: MockRequest) -> ResponsePlan {
-        basePlan(decided.outcome, request)
+        basePlan(decided.outcome, request, decided: decided)
     }
 
     /// Layers the decided outcome over `base`: its transform, fault, delay and throttle.
@@ -314,14 +319,24 @@ public final class ScenarioEngine: Responder {
         return named
     }
 
-    func basePlan(_ outcome: Outcome, _ request: MockRequest) -> ResponsePlan {
+    /// `decided`: the decision that chose `outcome`, whose rule's path template names a
+    /// templated stub's path parameters.
+    func basePlan(_ outcome: Outcome, _ request: MockRequest, decided: Decided? = nil) -> ResponsePlan {
         switch outcome.source {
         case .simulator:
             return inner.respond(to: request)
-        case .stub(let status, let headers, let body):
+        case .stub(let status, let headers, var body):
             var fields = HeaderFields(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
-            if case .template = body {
-                fields = HeaderFields(fields.map { ($0.name, $0.value.replacingOccurrences(of: BodyTemplate.fileMarker, with: request.baseURL)) })
+            if case .template(let template, let json) = body {
+                let rule = decided.flatMap { decided in decided.decision.map { decided.shared.scenario.rules[$0.ruleIndex] } }
+                var context = ResponseTemplate.Context(request: request, pathParameters: rule?.request.path?.match(request.path) ?? [:],
+                                                       generator: templateRandom.withLock { $0.split() })
+                fields = HeaderFields(fields.map { field in
+                    guard let header = try? ResponseTemplate(field.value) else { return (field.name, field.value) }
+                    return (field.name, header.render(&context, escaping: .header))
+                })
+                body = .text(template.render(&context, escaping: json ? .json : .none))
+                if json, !fields.contains("Content-Type") { fields.add("Content-Type", "application/json; charset=utf-8") }
             }
             if let type = body.defaultContentType, !fields.contains("Content-Type") { fields.add("Content-Type", type) }
             if outcome.conditional, status == 200, request.method == "GET" || request.method == "HEAD",
@@ -329,7 +344,7 @@ public final class ScenarioEngine: Responder {
                 fields.remove("Content-Type")
                 return ResponsePlan(status: 304, headers: fields, answeredBy: "scenario-stub")
             }
-            return ResponsePlan(status: status, headers: fields, body: body.data(baseURL: request.baseURL), answeredBy: "scenario-stub")
+            return ResponsePlan(status: status, headers: fields, body: body.data, answeredBy: "scenario-stub")
         }
     }
 

@@ -44,10 +44,7 @@ extension ScenarioParser {
                 }
             }
             if flag(members["templated"], "\(path).templated") {
-                if case .empty = body, !headers.values.contains(where: { $0.contains(BodyTemplate.fileMarker) }) {
-                    reader.problem("\(path).templated", "neither the body nor a header has \(BodyTemplate.fileMarker) to fill in")
-                }
-                body = .template(BodyTemplate(fileText: body.data(baseURL: BodyTemplate.fileMarker)))
+                body = template(body, headers: headers, path) ?? body
             }
             result.conditional = flag(members["conditional"], "\(path).conditional")
             result.source = .stub(status: status, headers: headers, body: body)
@@ -59,6 +56,45 @@ extension ScenarioParser {
         result.throttle = throttle(members["throttle"], "\(path).throttle")
         result.fault = reader.choice(members["fault"], "\(path).fault", Dictionary(uniqueKeysWithValues: Fault.allCases.map { ($0.rawValue, $0) }))
         return reader.problems.count == before ? result : nil
+    }
+
+    /// `body` as a template whose headers are templates too; nil, with the problem said at
+    /// the body's or the header's path, when a hole is unknown or there is none at all.
+    func template(_ body: StubBody, headers: [String: String], _ path: String) -> StubBody? {
+        var holes = false
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+            do {
+                holes = try ResponseTemplate(value).hasHoles || holes
+            } catch {
+                reader.problem("\(path).headers.\(name)", error.description)
+            }
+        }
+        let key: String
+        switch body {
+        case .json: key = "json"
+        case .text: key = "text"
+        case .bytes: key = "base64"
+        default: key = "templated"
+        }
+        guard let text = String(data: body.data, encoding: .utf8) else {
+            reader.problem("\(path).\(key)", "a templated body is text")
+            return nil
+        }
+        do {
+            let template = try ResponseTemplate(text)
+            if !template.hasHoles && !holes {
+                reader.problem("\(path).templated", "neither the body nor a header has a {{…}} hole to fill in")
+            }
+            var json = false
+            if case .json = body { json = true }
+            if let type = headers.first(where: { $0.key.caseInsensitiveCompare("Content-Type") == .orderedSame })?.value {
+                json = type.lowercased().contains("json")
+            }
+            return .template(template, json: json)
+        } catch {
+            reader.problem("\(path).\(key)", error.description)
+            return nil
+        }
     }
 
     func flag(_ json: JSONValue?, _ path: String) -> Bool {

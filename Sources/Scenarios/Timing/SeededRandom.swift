@@ -21,6 +21,9 @@ public struct SeededRandom: RandomNumberGenerator, Sendable, Codable, Equatable 
         return z ^ (z >> 31)
     }
 
+    /// A generator of its own, seeded from this one's next draw.
+    public mutating func split() -> SeededRandom { SeededRandom(seed: next()) }
+
     /// A double in [0, 1).
     public mutating func nextUnit() -> Double {
         Double(next() >> 11) * (1.0 / 9_007_199_254_740_992.0)
