@@ -56,31 +56,21 @@ public final class MockEngine: Responder {
         return plan
     }
 
-    /// The plan for `request` from the simulators, before it is journaled: `prepare`'s
-    /// steps without its `Preparation`, whose payloads were copied out on every request
-    /// (#24).
+    /// The plan for `request` from the simulators, before it is journaled: the one
+    /// pipeline (`prepare`, the source, `complete`) with the simulators as the source.
     private func answer(_ request: MockRequest) -> ResponsePlan {
-        let controls = ControlFields(request.headers)
-        let profile: SharedProfile?
-        switch network.resolveShared(named: controls.network, session: controls.session) {
-        case .failure(let error): return Self.refused(error)
-        case .success(let resolved): profile = resolved
-        }
-        switch scenarios.decide(request, session: controls.session, requested: controls.scenario) {
-        case .failure(let rejected):
-            return rejected.plan
-        case .success(let decided):
-            // One plan changed in place from the route's answer to the profile's shaping:
-            // each step that took a plan and returned it copied it, and so did a plan
-            // assigned to a variable declared before the branch (#24).
+        switch prepare(request) {
+        case .answered(let plan):
+            return plan
+        case .decided(let decided, let profile):
+            var plan: ResponsePlan
             if decided.asksInner {
                 var name: String?
-                var plan = live.respond(to: request, answeredBy: &name)
+                plan = live.respond(to: request, answeredBy: &name)
                 if let name { plan.answeredBy = name }
-                complete(decided, profile, &plan, request: request)
-                return plan
+            } else {
+                plan = scenarios.stubPlan(decided, request)
             }
-            var plan = scenarios.stubPlan(decided, request)
             complete(decided, profile, &plan, request: request)
             return plan
         }
