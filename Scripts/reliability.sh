@@ -12,8 +12,9 @@ cat >"$tmp" <<'HEAD'
 # Reliability
 
 Written by `bash Scripts/reliability.sh FUZZ_SECONDS SOAK_SECONDS`; the tables below are
-the scripts' own output from the run named in each. CI runs both in short form on every
-change (`bash Fuzz/run.sh 20` and `Scripts/soak.py --seconds 20`).
+the scripts' own output from the run named in each. CI runs both in short form: the soak on
+every change (`Scripts/soak.py --seconds 20` in `.ci/run`), the fuzz run every day
+(`bash Fuzz/run.sh 20` in `.ci/scheduled`).
 
 ## Fuzzing (libFuzzer)
 

@@ -126,6 +126,13 @@ public struct MockServerTrait: TestTrait, SuiteTrait, TestScoping {
 }
 
 extension Trait where Self == MockServerTrait {
+    /// A mock server of its own for the test (or for each test of the suite), playing the
+    /// happy path of the built-in fixtures: `.mockServer()` with every default.
+    ///
+    ///     @Test(.mockServer) func menuLoads() async throws { … }
+    ///     @Suite(.mockServer) struct MenuTests { … }
+    public static var mockServer: Self { mockServer() }
+
     /// A mock server of its own for the test (or for each test of the suite), playing
     /// `scenario` in `variants` (names as `--variant` takes them: `community`,
     /// `openmarket-2022-late`, …), from `fixtures` (the built-in ones by default), with

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -19,13 +20,12 @@ import FoundationNetworking
         return "http://\(host):\(port)"
     }
 
-    static let taskset = ["/usr/bin/taskset", "/bin/taskset"].first { FileManager.default.isExecutableFile(atPath: $0) }
-
+    #if os(Linux)
     /// Pinned to one CPU (taskset), the server runs one event loop, not one per machine core.
-    /// Linux only: macOS has no CPU affinity to pin with (.ci/run installs util-linux).
-    @Test(.enabled(if: taskset != nil, "taskset (util-linux) pins a process to one CPU; macOS has no equivalent"))
+    /// Linux only: macOS has no CPU affinity to pin with.
+    @Test(.requires(.taskset))
     func oneEventLoopWhenPinnedToOneCPU() async throws {
-        let path = try #require(Self.taskset)
+        let path = try #require(ExternalTool.path(of: "taskset"))
         let child = try MockServerProcess(["-c", "0", MockServerProcess.binary.path, "--port", "0"], executable: URL(fileURLWithPath: path))
         let base = try #require(Self.base(await child.firstLine()))
         let (status, json) = try await info(base)
@@ -35,6 +35,7 @@ import FoundationNetworking
         child.signal(SIGTERM)
         #expect(await child.waitForExit() == 0)
     }
+    #endif
 
     @Test func offLoopbackWithATokenWarnsAndGuardsTheAdminAPI() async throws {
         let child = try MockServerProcess(["--host", "0.0.0.0", "--port", "0", "--admin-token", "s3cret", "--log-level", "error"])

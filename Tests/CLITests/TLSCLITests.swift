@@ -11,7 +11,7 @@ import FoundationNetworking
         FileManager.default.temporaryDirectory.appendingPathComponent("cli-ca-\(UUID().uuidString)")
     }
 
-    @Test func caPrintsItsPathAndFingerprintAndMakesItOnce() async throws {
+    @Test(.requires(.openssl)) func caPrintsItsPathAndFingerprintAndMakesItOnce() async throws {
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let folder = Self.folder()
@@ -107,7 +107,7 @@ import FoundationNetworking
     }
 
     /// `--tls-port` serves both schemes; the lines printed say where, and where the CA is.
-    @Test func tlsPortServesBothSchemesAndPrintsTheCA() async throws {
+    @Test(.requires(.curl)) func tlsPortServesBothSchemesAndPrintsTheCA() async throws {
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let folder = Self.folder()

@@ -121,3 +121,32 @@ struct MockServerSuiteTraitTests {
         #expect(MockServer.current.journal.entries().count == 1)
     }
 }
+
+/// The spellings users try first: the trait without parentheses, on a test and on a suite,
+/// is `.mockServer()` with every default (the happy path of the built-in fixtures).
+@Suite(.mockServer)
+struct MockServerTraitWithoutParenthesesTests {
+    @Test func aSuiteWithoutParenthesesGivesEachTestItsServer() async throws {
+        #expect(MockServer.current.journal.entries().isEmpty)
+        let (data, status) = try await get("/categories")
+        #expect(status == 200)
+        #expect(JSONValue(parsing: data)?["categories"]?.arrayValue?.count == 6)
+        try await MockServer.current.expectations.expect(.get("/categories"), .exactly(1))
+    }
+
+    @Test(.mockServer)
+    func aTestWithoutParenthesesGetsItsOwnServer() async throws {
+        #expect(MockServer.current.journal.entries().isEmpty)
+        let (_, status) = try await get("/menu?category=soups")
+        #expect(status == 200)
+        #expect(MockServer.current.journal.entries().count == 1)
+    }
+}
+
+/// `.mockServer` is the same trait as `.mockServer()`.
+@Test func theTraitWithoutParenthesesHasTheDefaults() {
+    let bare: MockServerTrait = .mockServer, called: MockServerTrait = .mockServer()
+    #expect(bare.scenario == called.scenario && bare.scenario == Scenario.happyPath.name)
+    #expect(bare.variants.isEmpty && bare.fixtures == nil && bare.scenarios.isEmpty && bare.network == nil)
+    #expect(bare.checksRequests && bare.pact == nil)
+}

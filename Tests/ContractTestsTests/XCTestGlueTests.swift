@@ -40,3 +40,23 @@ final class MockServerTestCaseTests: MockServerTestCase {
         XCTAssertEqual((response as? HTTPURLResponse)?.statusCode, 500)
     }
 }
+
+/// The first spelling users try: a subclass with no overrides, whose every test (async or
+/// not) gets its own server playing the happy path of the built-in fixtures.
+final class PlainMockServerTestCaseTests: MockServerTestCase {
+    func testASubclassWithNoOverridesServesTheHappyPath() async throws {
+        XCTAssertTrue(mockServer.journal.entries().isEmpty)
+        let (data, response) = try await URLSession.shared.data(from: mockServer.url("/categories"))
+        XCTAssertEqual((response as? HTTPURLResponse)?.statusCode, 200)
+        let categories = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])["categories"] as? [String]
+        XCTAssertEqual(categories?.first, "appetizers")
+        try await mockServer.expectations.expect(.get("/categories"), .exactly(1))
+    }
+
+    func testASynchronousTestGetsItsServerToo() throws {
+        let server = try XCTUnwrap(mockServer)
+        XCTAssertEqual(server.baseURL.host, "127.0.0.1")
+        XCTAssertNotEqual(server.baseURL.port ?? 0, 0)
+        XCTAssertTrue(server.journal.entries().isEmpty)
+    }
+}

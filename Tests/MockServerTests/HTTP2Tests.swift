@@ -44,7 +44,7 @@ import Testing
     /// must follow everything they were made from, as on HTTP/1.1: the scenario and the
     /// `:authority` that the body's URLs name. Each curl run sends its URLs as streams of
     /// one connection.
-    @Test func keptFramesFollowTheAuthorityAndTheScenario() async throws {
+    @Test(.requires(.curl)) func keptFramesFollowTheAuthorityAndTheScenario() async throws {
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let (server, base) = try await Self.start([])
@@ -67,7 +67,7 @@ import Testing
         #expect(try await bodies([base + "/menu"]) == [twice[0]])
     }
 
-    @Test(arguments: faults)
+    @Test(.requires(.curl), arguments: faults)
     func faultsBecomeHTTP2Frames(_ expected: FaultCase) async throws {
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
@@ -92,7 +92,7 @@ import Testing
     }
 
     /// Two streams on one connection: the delayed one does not hold back the other.
-    @Test func delaysArePerStream() async throws {
+    @Test(.requires(.curl)) func delaysArePerStream() async throws {
         try await withTestGate(exclusive: true) {
             let (server, base) = try await Self.start([Rule("slow", .get("/menu"), always: Outcome.simulator.delayed(.fixed(2)))])
             defer { Task { await server.stop() } }
@@ -111,7 +111,7 @@ import Testing
     }
 
     /// A throttled body is paced in DATA frames.
-    @Test func throttlesPaceTheBody() async throws {
+    @Test(.requires(.curl)) func throttlesPaceTheBody() async throws {
         try await withTestGate(exclusive: true) {
             let (server, base) = try await Self.start([Rule("slow-body", .get("/menu"),
                                                             always: Outcome.simulator.throttled(.bytesPerSecond(600, chunkSize: 200)))])
@@ -126,7 +126,7 @@ import Testing
     }
 
     /// Sessions, the admin API and the journal work over HTTP/2 like over HTTP/1.1.
-    @Test func sessionsAndAdminOverHTTP2() async throws {
+    @Test(.requires(.curl)) func sessionsAndAdminOverHTTP2() async throws {
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let (server, base) = try await Self.start([])
@@ -179,7 +179,7 @@ import Testing
     /// stopping server: the stream ends with END_STREAM, not RST_STREAM. The client speaks
     /// raw frames (headers compressed with hpack, from PyPI) with its stream window at 0
     /// until the GOAWAY (Tests/Clients/h2_graceful_stop.py).
-    @Test func aStoppingServerDeliversAnAnswerFlowControlHeldBack() async throws {
+    @Test(.requires(.python3, .hpack)) func aStoppingServerDeliversAnAnswerFlowControlHeldBack() async throws {
         try await withTestGate(exclusive: true) {
             let ca = try await TestCA.trusted()
             let server = try await TestServer.start(limits: ConnectionLimits(shutdownGrace: .seconds(20)),
@@ -215,7 +215,7 @@ import Testing
 
     /// A stream whose request body is still arriving when the server stops reads the rest
     /// and is answered: the GOAWAY named it as taken, so the client will not send it again.
-    @Test func aStoppingServerReadsTheRestOfARequestItTook() async throws {
+    @Test(.requires(.python3, .hpack)) func aStoppingServerReadsTheRestOfARequestItTook() async throws {
         try await withTestGate(exclusive: true) {
             let ca = try await TestCA.trusted()
             let server = try await TestServer.start(limits: ConnectionLimits(shutdownGrace: .seconds(20)),
@@ -245,7 +245,7 @@ import Testing
     /// A stopping server tells an HTTP/2 client with GOAWAY (NO_ERROR, naming the stream it
     /// took), finishes the stream under way, and only then closes the connection: the
     /// grace of HTTP/1.1's `Connection: close`, in HTTP/2's words (RFC 9113 6.8).
-    @Test func aStoppingServerSendsGoAwayAndFinishesTheStreamUnderWay() async throws {
+    @Test(.requires(.nghttp)) func aStoppingServerSendsGoAwayAndFinishesTheStreamUnderWay() async throws {
         // The delay must outlast the time `stop()` takes to reach the connection on a busy
         // machine (see GracefulStopTests): an answer done before it leaves nghttp nothing to
         // hear, as nghttp hangs up after its last answer.
@@ -282,7 +282,7 @@ import Testing
     /// DATA frame to end it, as an HTTP/1 translation writes; a body-less answer (HEAD,
     /// 204) is one HEADERS frame that ends the stream. Names are lower-case and the
     /// connection-specific fields a scenario sets are not sent (RFC 9113 §8.2).
-    @Test func answersAreHeadersAndDataFrames() async throws {
+    @Test(.requires(.nghttp)) func answersAreHeadersAndDataFrames() async throws {
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let (server, base) = try await Self.start([
@@ -322,7 +322,7 @@ import Testing
     /// A CONNECT stream (no `:path`), which nothing here serves, is refused with
     /// RST_STREAM (REFUSED_STREAM), and the connection goes on: the client speaks raw
     /// frames (Tests/Clients/h2_graceful_stop.py, `connect`).
-    @Test func aConnectStreamIsRefused() async throws {
+    @Test(.requires(.python3, .hpack)) func aConnectStreamIsRefused() async throws {
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let (server, _) = try await Self.start([])
@@ -338,7 +338,7 @@ import Testing
     /// A network profile paces a stream's upload as it does a connection's, also when the
     /// stream's header block has no `content-length` (HTTP/2 frames a body without one):
     /// the answer comes no sooner than the uplink carries the body. A lower bound only.
-    @Test func aProfilePacesAStreamsUpload() async throws {
+    @Test(.requires(.curl)) func aProfilePacesAStreamsUpload() async throws {
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let (server, base) = try await Self.start([])
@@ -362,7 +362,7 @@ import Testing
     /// The request a stream's header block makes: `:authority` becomes `Host`, the
     /// cookie crumbs HTTP/2 splits are one `Cookie` field again, and a body sent in
     /// several DATA frames arrives whole.
-    @Test func aStreamsRequestIsJournaledAsSent() async throws {
+    @Test(.requires(.curl, .nghttp)) func aStreamsRequestIsJournaledAsSent() async throws {
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let (server, base) = try await Self.start([Rule("echo", .post("/echo"), always: .status(200))])

@@ -38,7 +38,7 @@ import FoundationNetworking
              appleCode: .timedOut, curlExit: 28, curlSays: "timed out"),
     ]
 
-    @Test(arguments: cases)
+    @Test(.requires(.curl), arguments: cases)
     func eachFaultGivesTheDocumentedClientError(_ fault: Case) async throws {
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
@@ -72,7 +72,7 @@ import FoundationNetworking
 
     /// `times` limits a fault to the first connections after the scenario is selected, and
     /// switching back to a scenario without `tls` gives good handshakes again.
-    @Test func aFaultForTheFirstConnectionsThenGoodOnes() async throws {
+    @Test(.requires(.curl)) func aFaultForTheFirstConnectionsThenGoodOnes() async throws {
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let ca = try await TestCA.trusted()
@@ -93,7 +93,7 @@ import FoundationNetworking
     }
 
     /// A slow handshake takes its delay, then succeeds (a patient client gets its answer).
-    @Test func aSlowHandshakeAnswersAfterItsDelay() async throws {
+    @Test(.requires(.curl)) func aSlowHandshakeAnswersAfterItsDelay() async throws {
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let ca = try await TestCA.trusted()

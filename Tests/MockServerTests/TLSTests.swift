@@ -46,7 +46,7 @@ import FoundationNetworking
         #expect(createdResponse.statusCode == 201, "\(reason(created))")
     }
 
-    @Test func curlWithTheCAGetsTheMenuOverHTTP2AndHTTP1() async throws {
+    @Test(.requires(.curl)) func curlWithTheCAGetsTheMenuOverHTTP2AndHTTP1() async throws {
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let server = try await Self.secureServer()
@@ -74,7 +74,7 @@ import FoundationNetworking
         #expect(server.engine.journal.entries().contains { $0.request.path == "/menu" && $0.status == 200 })
     }
 
-    @Test func openSSLSeesTheNamesALPNAndApplesRules() async throws {
+    @Test(.requires(.openssl, .hostname)) func openSSLSeesTheNamesALPNAndApplesRules() async throws {
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let server = try await Self.secureServer(extraNames: [SubjectName(parsing: "api.example.test")!, SubjectName(parsing: "10.9.8.7")!])
@@ -117,7 +117,7 @@ import FoundationNetworking
         if parsed.count == 2 { #expect(parsed[1].timeIntervalSince(parsed[0]) <= 825 * 86_400) }
     }
 
-    @Test func withoutHTTP2ALPNOffersHTTP1Only() async throws {
+    @Test(.requires(.curl)) func withoutHTTP2ALPNOffersHTTP1Only() async throws {
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let server = try await Self.secureServer(http2: false)
@@ -153,7 +153,7 @@ import FoundationNetworking
     }
 
     /// `--tls-cert`/`--tls-key`: the server presents the given certificate, byte for byte.
-    @Test func aGivenCertificateIsPresentedAsIs() async throws {
+    @Test(.requires(.openssl)) func aGivenCertificateIsPresentedAsIs() async throws {
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
         defer { Task { await TestGate.shared.release(exclusive: false) } }
         let ca = try await TestCA.trusted()

@@ -22,8 +22,13 @@ public enum Tool {
     }
 
     /// `tool` (found on the PATH) with `arguments`; `input`, if any, on its standard input.
+    /// Throws `MissingTool` when the PATH has no `tool`: a test that runs one declares it
+    /// with `.requires(...)`, which skips it (or fails it in CI) before it gets here.
     public static func run(_ tool: String, _ arguments: [String], input: String? = nil) async throws -> Result {
-        try await onOwnThread {
+        guard ExternalTool.path(of: tool) != nil else {
+            throw MissingTool("\(tool) is not on the PATH; give the test .requires(...) with it (see ExternalTool)")
+        }
+        return try await onOwnThread {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = [tool] + arguments
