@@ -35,6 +35,12 @@ trap cleanup EXIT
 
 git -C "$ROOT" worktree add --detach --quiet "$WORK/base" "$BASE_SHA"
 
+# Seconds since the epoch, to the millisecond (date has no %N on macOS).
+now() { perl -MTime::HiRes=time -e 'printf "%.3f\n", time'; }
+
+# The 1-minute load average, which says how far the machine's other work stretched a time.
+loadavg() { cut -d' ' -f1 /proc/loadavg 2>/dev/null || uptime | sed 's/.*averages*: *//; s/,.*//'; }
+
 # measure LABEL CHECKOUT: resolves, then builds OrderApp's tests into $WORK/LABEL-build and
 # leaves LABEL's figures in $WORK/LABEL.{seconds,objects,modules}.
 measure() {
@@ -45,14 +51,16 @@ measure() {
         || { cat "$WORK/$label.resolve.log" >&2; exit 1; }
     echo "== $label: swift build --build-tests (from clean)" >&2
     local start end
-    start=$(date +%s.%N)
+    loadavg >"$WORK/$label.load"
+    start=$(now)
     if ! swift build --build-tests --package-path "$app" --scratch-path "$scratch" >"$WORK/$label.build.log" 2>&1; then
         tail -40 "$WORK/$label.build.log" >&2
         echo "error: the $label build failed" >&2
         exit 1
     fi
-    end=$(date +%s.%N)
+    end=$(now)
     echo "$end - $start" | bc >"$WORK/$label.seconds"
+    echo " -> $(loadavg)" >>"$WORK/$label.load"
     find "$scratch" -name '*.o' | wc -l | tr -d ' ' >"$WORK/$label.objects"
     # A module's objects are in its TARGET.build folder.
     find "$scratch" -name '*.o' -path '*.build/*' \
@@ -69,7 +77,7 @@ report() {
     local modules
     modules=$(wc -l <"$WORK/$label.modules" | tr -d ' ')
     printf '\n%s (%s)\n' "$label" "$revision"
-    printf '  wall time:      %.1f s\n' "$(cat "$WORK/$label.seconds")"
+    printf '  wall time:      %.1f s (load average %s)\n' "$(cat "$WORK/$label.seconds")" "$(tr -d '\n' <"$WORK/$label.load")"
     printf '  object files:   %s\n' "$(cat "$WORK/$label.objects")"
     printf '  modules:        %s\n' "$modules"
     awk '{ printf "    %6d  %s\n", $1, $2 }' "$WORK/$label.modules"
