@@ -12,6 +12,8 @@ let package = Package(
     products: [
         .library(name: "Scenarios", targets: ["Scenarios"]),
         .library(name: "MockServer", targets: ["MockServer"]),
+        // HTTPS, HTTP/2 and the local CA: BoringSSL, X509 and Crypto come with this one only.
+        .library(name: "MockServerTLS", targets: ["MockServerTLS"]),
         .library(name: "ContractTests", targets: ["ContractTests"]),
         .library(name: "ContractTestsTesting", targets: ["ContractTestsTesting"]),
         .library(name: "ContractTestsXCTest", targets: ["ContractTestsXCTest"]),
@@ -28,7 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
-        // HTTPS (#15): TLS, HTTP/2 over ALPN, and the local CA that signs the server's certificate.
+        // MockServerTLS only: TLS, HTTP/2 over ALPN, and the local CA that signs the server's certificate.
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.0"),
@@ -54,7 +56,7 @@ let package = Package(
         // The engine: pure, deterministic, no sockets, no dependencies. (Multipart is
         // parsed by our own MultipartForm since MultipartKit 4.7 crashed on a fuzzed body.)
         .target(name: "Scenarios"),
-        // The SwiftNIO transport that executes response plans.
+        // The SwiftNIO transport that executes response plans: plain HTTP/1.1, no TLS stack.
         .target(
             name: "MockServer",
             dependencies: [
@@ -64,6 +66,19 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // HTTPS for MockServer: TLS, HTTP/2 by ALPN, the local CA. Plugged into the server's
+        // secure-listener hook, so a test target that never serves HTTPS compiles none of it.
+        .target(
+            name: "MockServerTLS",
+            dependencies: [
+                "MockServer",
+                "Scenarios",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
@@ -71,7 +86,6 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The contract-test harness users run in their own test targets.
@@ -108,6 +122,7 @@ let package = Package(
             name: "mock-server",
             dependencies: [
                 "MockServer",
+                "MockServerTLS",
                 "MockServerCLI",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -135,12 +150,12 @@ let package = Package(
             .product(name: "NIOHPACK", package: "swift-nio-http2"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ], path: "Benchmarks/NIOFloor"),
         // Test-only support shared by the test targets (they run in one process).
-        .target(name: "TestSupport", dependencies: ["MockServer", "ContractTests"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["MockServer", "MockServerTLS", "ContractTests"], path: "Tests/TestSupport"),
         .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "MockFixtures"]),
         .testTarget(
             name: "MockServerTests",
             dependencies: [
-                "MockServer", "MockRecording", "Scenarios", "MockFixtures", "TestSupport",
+                "MockServer", "MockServerTLS", "MockRecording", "Scenarios", "MockFixtures", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -151,7 +166,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ContractTestsTests",
-            dependencies: ["ContractTests", "ContractTestsTesting", "ContractTestsXCTest", "MockServer", "MockServerClient", "MockFixtures", "TestSupport"]
+            dependencies: ["ContractTests", "ContractTestsTesting", "ContractTestsXCTest", "MockServer", "MockServerTLS", "MockServerClient", "MockFixtures", "TestSupport"]
         ),
         .testTarget(
             name: "MockServerOpenAPITests",

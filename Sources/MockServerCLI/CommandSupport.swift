@@ -33,9 +33,9 @@ public func listen(_ server: MockHTTPServer, stop: StopSignal) async throws -> B
         stop.hold()
         var lines = "Listening on \(address.baseURL)\n"
         if let secure = address.secureBaseURL, !address.isSecure { lines += "Listening on \(secure)\n" }
-        if let ca = await server.certificateAuthority {
+        if let ca = await server.caCertificate {
             // Where to trust it from, once per simulator, device or machine.
-            lines += "HTTPS certificate from the local CA \(ca.certificateURL.path) (SHA-256 \(ca.fingerprint)); "
+            lines += "HTTPS certificate from the local CA \(ca.file.path) (SHA-256 \(ca.fingerprint)); "
                 + "trust it with `mock-server ca --simulator booted`, or on a device from \(address.baseURL)/__admin/ca.mobileconfig\n"
         }
         FileHandle.standardOutput.write(Data(lines.utf8))

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MockServer
 import MockServerCLI
+import MockServerTLS
 
 /// `mock-server ca`: the local CA that signs `--tls` certificates, and trusting it in one step.
 struct CACommand: ParsableCommand {

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import MockServer
 import MockServerCLI
+import MockServerTLS
 import NIOCore
 import NIOPosix
 import Scenarios

@@ -1,6 +1,7 @@
 import ContractTests
 import Foundation
 import MockFixtures
+import MockServerTLS
 import Scenarios
 import TestSupport
 import Testing
@@ -32,7 +33,7 @@ import Testing
     @Test(arguments: ContractTransport.allCases)
     func checksPlayTheirProfile(transport: ContractTransport) async throws {
         try await TestCA.prepare(transport == .secureSockets)
-        let configuration = SuiteConfiguration(fixturesDirectory: MockFixtures.directory, timeout: 2, transport: transport)
+        let configuration = SuiteConfiguration(fixturesDirectory: MockFixtures.directory, timeout: 2, transport: transport, tls: TLSSettings())
         let report = await withTestGate(exclusive: false) {
             await ContractSuite(name: "network", checks: Self.checks, configuration: configuration).run { context in
                 ReferenceRestaurantProvider(context: context, variant: .original)

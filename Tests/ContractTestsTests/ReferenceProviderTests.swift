@@ -1,6 +1,7 @@
 import ContractTests
 import Foundation
 import MockFixtures
+import MockServerTLS
 import Scenarios
 import TestSupport
 import Testing
@@ -10,7 +11,7 @@ import Testing
 func configuration(restaurant: RestaurantVariant = .original, openMarket: OpenMarketVariant = .jan2022,
                    transport: ContractTransport = .sockets) -> SuiteConfiguration {
     SuiteConfiguration(fixturesDirectory: MockFixtures.directory, restaurantVariant: restaurant, openMarketVariant: openMarket,
-                       timeout: 3, timeoutMargin: 2, transport: transport, parallelism: 4)
+                       timeout: 3, timeoutMargin: 2, transport: transport, parallelism: 4, tls: TLSSettings())
 }
 
 /// The variants and transports of each suite below run one after another

@@ -1,6 +1,7 @@
 @testable import ContractTests
 import Foundation
 import MockFixtures
+import MockServerTLS
 import Scenarios
 import Testing
 import TestSupport
@@ -26,7 +27,7 @@ import FoundationNetworking
     static func endpoint(_ transport: ContractTransport) async throws -> (CheckEndpoint, URLSession, Journal) {
         let engine = try MockEngine(configuration: EngineConfiguration(fixturesDirectory: MockFixtures.directory,
                                                                        extraScenarios: [rules], scenario: rules.name))
-        let endpoint = try await CheckEndpoint.start(engine: engine, transport: transport, requestTimeout: 10)
+        let endpoint = try await CheckEndpoint.start(engine: engine, transport: transport, requestTimeout: 10, tls: TLSSettings())
         return (endpoint, endpoint.session(timeout: 10), engine.journal)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import MockServer
+import MockServerTLS
 import NIOCore
 import Scenarios
 import TestSupport

@@ -1,7 +1,7 @@
 import NIOHPACK
 import NIOHTTP1
 import Testing
-@testable import MockServer
+@testable import MockServerTLS
 
 /// `HTTP2RequestDecoder.requestHead(_:)`: the request a stream's header block makes, as
 /// HTTP/1.1's handler reads it. Pure logic on a header block; `HTTP2Tests` sends the same

@@ -1,5 +1,6 @@
 import Foundation
 import MockServer
+import MockServerTLS
 import Scenarios
 import TestSupport
 import Testing

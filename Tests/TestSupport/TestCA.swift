@@ -1,6 +1,7 @@
 import ContractTests
 import Foundation
 import MockServer
+import MockServerTLS
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -29,7 +30,7 @@ public enum TestCA {
     public static func sessionDelegate() async throws -> LocalCATrust? {
         let ca = try await trusted()
         #if canImport(Security)
-        return LocalCATrust(ca)
+        return LocalCATrust(ca.caCertificate)
         #else
         _ = ca
         return nil
@@ -40,7 +41,7 @@ public enum TestCA {
     /// `sessionDelegate()` for a session made in a static initializer. On Apple platforms
     /// nothing is installed, so loading (or making) the CA is quick.
     public static func sessionDelegateNow() throws -> LocalCATrust {
-        LocalCATrust(try stored.get())
+        LocalCATrust(try stored.get().caCertificate)
     }
     #endif
 

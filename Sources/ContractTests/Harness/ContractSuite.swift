@@ -15,7 +15,8 @@ public enum ContractTransport: String, Sendable, CaseIterable {
     /// with no sockets; faults become the `URLError`s a real network gives.
     case inProcess
     /// Real loopback sockets over HTTPS (HTTP/2 by ALPN, as URLSession negotiates it),
-    /// with a certificate from the local CA in `SuiteConfiguration.caDirectory`.
+    /// with a certificate from the local CA: needs `SuiteConfiguration.tls`, which the
+    /// `MockServerTLS` product provides (`TLSSettings`).
     case secureSockets
 
     /// `.sockets`, or `.secureSockets` when `tls` is true.
@@ -55,15 +56,17 @@ public struct SuiteConfiguration: Sendable {
     /// Every check's server plays this network profile (a check's own wins). Timing checks
     /// assume a fast link: give a slow profile a `timeout` to match.
     public var network: NetworkProfile?
-    /// The local CA of `.secureSockets` (created there on first use).
-    public var caDirectory: URL
+    /// HTTPS for `.secureSockets`: `MockServerTLS`'s `TLSSettings` (whose `caDirectory` is
+    /// the local CA's folder, created on first use). Nil: `.secureSockets` fails each check
+    /// saying so; the other transports never use it.
+    public var tls: (any SecureTransport)?
 
     public init(fixturesDirectory: URL = MockFixtures.directory, restaurantVariant: RestaurantVariant = .original, openMarketVariant: OpenMarketVariant = .jan2022,
                 timeout: TimeInterval = 1, timeoutMargin: TimeInterval = 1, transport: ContractTransport = .sockets,
                 parallelism: Int = SuiteConfiguration.defaultParallelism, checkTimeLimit: TimeInterval = 30, network: NetworkProfile? = nil,
-                caDirectory: URL = LocalCA.defaultDirectory, timingAttempts: Int = 2) {
+                tls: (any SecureTransport)? = nil, timingAttempts: Int = 2) {
         self.network = network
-        self.caDirectory = caDirectory
+        self.tls = tls
         self.fixturesDirectory = fixturesDirectory
         self.restaurantVariant = restaurantVariant
         self.openMarketVariant = openMarketVariant
@@ -196,7 +199,7 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
         let endpoint: CheckEndpoint
         do {
             endpoint = try await CheckEndpoint.start(engine: engine, transport: configuration.transport, requestTimeout: configuration.timeout,
-                                                  caDirectory: configuration.caDirectory)
+                                                  tls: configuration.tls)
         } catch {
             throw RunFailure(reason: "the mock could not start: \(error)")
         }
@@ -265,7 +268,7 @@ struct CheckEndpoint: Sendable {
     var trust: LocalCATrust?
 
     static func start(engine: MockEngine, transport: ContractTransport, requestTimeout: TimeInterval,
-                      caDirectory: URL = LocalCA.defaultDirectory) async throws -> CheckEndpoint {
+                      tls: (any SecureTransport)? = nil) async throws -> CheckEndpoint {
         var logger = Logger(label: "mock-server.contract")
         logger.logLevel = .warning
         switch transport {
@@ -275,10 +278,11 @@ struct CheckEndpoint: Sendable {
             let started = try await ServerLoops.shared.start { MockHTTPServer(engine: engine, group: $0, logger: logger) }
             return CheckEndpoint(baseURL: started.address.url, server: started.server, registration: nil, lease: started.lease)
         case .secureSockets:
+            guard let tls else { throw SecureSocketsError.noTLS }
             let (server, address, lease) = try await ServerLoops.shared.start {
-                MockHTTPServer(engine: engine, configuration: ServerConfiguration(tls: TLSSettings(caDirectory: caDirectory)), group: $0, logger: logger)
+                MockHTTPServer(engine: engine, configuration: ServerConfiguration(secureTransport: tls), group: $0, logger: logger)
             }
-            guard let ca = await server.certificateAuthority else {
+            guard let ca = await server.caCertificate else {
                 await server.stop()
                 lease.release()
                 throw ServerError.notRunning
@@ -323,13 +327,19 @@ struct CheckEndpoint: Sendable {
 
 /// Why `.secureSockets` cannot run here.
 public enum SecureSocketsError: Error, CustomStringConvertible {
-    case untrustedOnLinux(LocalCA)
+    /// The suite has no HTTPS to serve with (`SuiteConfiguration.tls` is nil).
+    case noTLS
+    /// URLSession on Linux trusts the system store only, which does not hold this CA.
+    case untrustedOnLinux(CACertificate)
 
     public var description: String {
         switch self {
+        case .noTLS:
+            return "`.secureSockets` serves HTTPS, which comes with the MockServerTLS product: add it to the test target, "
+                + "`import MockServerTLS`, and set `SuiteConfiguration.tls` (for example `TLSSettings()`)"
         case .untrustedOnLinux(let ca):
-            return "URLSession on Linux trusts only the system store, which does not hold the local CA \(ca.certificateURL.path): "
-                + "run `mock-server ca --trust-system --ca-dir \(ca.directory.path)` once, as root"
+            return "URLSession on Linux trusts only the system store, which does not hold the local CA \(ca.file.path): "
+                + "run `mock-server ca --trust-system --ca-dir \(ca.file.deletingLastPathComponent().path)` once, as root"
         }
     }
 }

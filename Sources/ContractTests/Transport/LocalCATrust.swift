@@ -7,7 +7,7 @@ import FoundationNetworking
 import Security
 #endif
 
-/// A session delegate that trusts the mock's local CA besides the system's roots (#15):
+/// A session delegate that trusts the mock's local CA besides the system's roots:
 /// what lets a provider reach `.secureSockets` with no change to the device's trust.
 /// Build the provider's session with it:
 ///
@@ -25,8 +25,10 @@ public final class LocalCATrust: NSObject, URLSessionDelegate, Sendable {
         self.anchor = anchor
     }
 
-    public convenience init(_ ca: LocalCA) {
-        self.init(anchor: Data(ca.certificateDER))
+    /// Trusts `certificate` (`MockHTTPServer.caCertificate`, or `LocalCA.caCertificate`
+    /// from `MockServerTLS`).
+    public convenience init(_ certificate: CACertificate) {
+        self.init(anchor: certificate.der)
     }
 
     #if canImport(Security)

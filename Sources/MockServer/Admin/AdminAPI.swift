@@ -13,7 +13,7 @@ public struct AdminAPI: Responder {
     /// Required on every admin request when set (`X-Admin-Token` or `Authorization: Bearer`).
     let adminToken: String?
 
-    public init(engine: MockEngine, adminToken: String? = nil, certificateAuthority: LocalCA? = nil, transport: TransportFacts? = nil) {
+    public init(engine: MockEngine, adminToken: String? = nil, certificateAuthority: CACertificate? = nil, transport: TransportFacts? = nil) {
         self.engine = engine
         self.adminToken = adminToken
         router = Router(routes: [Dashboard.route] + Self.infoRoutes(engine, transport) + Self.scenarioRoutes(engine) + Self.networkRoutes(engine)

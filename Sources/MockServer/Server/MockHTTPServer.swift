@@ -2,12 +2,12 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
-import NIOHTTP2
 import NIOPosix
-import NIOSSL
 import Scenarios
 
-/// A real HTTP/1.1 server on SwiftNIO that answers with an engine's plans.
+/// A real HTTP/1.1 server on SwiftNIO that answers with an engine's plans. HTTPS (and
+/// HTTP/2 over it) comes from a `SecureTransport` in its configuration: `MockServerTLS`'s
+/// `TLSSettings`.
 ///
 ///     let server = MockHTTPServer(engine: try MockEngine(configuration: ...))
 ///     let address = try await server.start()      // port 0 by default
@@ -29,10 +29,10 @@ public actor MockHTTPServer {
     private let logger: Logger
     private let connections = ConnectionTracker()
     private var channel: (any Channel)?
-    /// The HTTPS listener when it has a port of its own (`TLSSettings.port`).
+    /// The HTTPS listener when it has a port of its own (`SecureTransport.port`).
     private var secureChannel: (any Channel)?
-    /// The CA and certificate when the server speaks HTTPS.
-    private var tls: ServerTLS?
+    /// This start's HTTPS (its CA and certificate) when the server speaks HTTPS.
+    package private(set) var secureListener: SecureListener?
     public private(set) var state: State = .initial
 
     public init(
@@ -58,14 +58,10 @@ public actor MockHTTPServer {
         let maxBody = configuration.maxRequestBodySize
         let connections = connections
         let loopCount = Array(group.makeIterator()).count
-        let tls: ServerTLS?
-        do {
-            tls = try configuration.tls.map { settings throws(LocalCAError) in try ServerTLS(settings: settings) }
-        } catch {
-            throw ServerError.tls(error)
-        }
-        self.tls = tls
-        let responder = AdminAPI(engine: engine, adminToken: configuration.adminToken, certificateAuthority: tls?.ca, transport: TransportFacts {
+        let listener = try configuration.secureTransport.map { transport throws(ServerError) in try transport.makeListener() }
+        secureListener = listener
+        let responder = AdminAPI(engine: engine, adminToken: configuration.adminToken, certificateAuthority: listener?.certificateAuthority,
+                                 transport: TransportFacts {
             ["eventLoops": .number(Double(loopCount)),
              "connections": ["open": .number(Double(connections.count)), "limit": .number(Double(limits.maxConnections)),
                              "refused": .number(Double(connections.refused))],
@@ -91,29 +87,18 @@ public actor MockHTTPServer {
                                   delays: delays.queue(for: channel.eventLoop), scheme: scheme)
         }
 
-        /// HTTP/2 after ALPN: each stream gets the same request handler, which answers in frames.
-        @Sendable func addHTTP2(_ channel: any Channel) throws {
+        /// Multiplexed streams after the secure layer (HTTP/2 by ALPN): each stream gets the
+        /// same request handler, which reads and answers through the connection's framing.
+        @Sendable func streamResponders(_ channel: any Channel, _ framing: any StreamFraming) -> StreamResponders {
             // What every stream of the connection shares, worked out once per connection
             // rather than per stream: a stream is one request.
             let fallbackBaseURL = "https://\(fallbackHost):\(tlsPortBox.current)"
-            let streams = HTTP2OpenStreams()
-            let shared = NIOLoopBound(ConnectionShared(
+            return StreamResponders(shared: NIOLoopBound(ConnectionShared(
                 engine: engine, responder: responder, proxy: proxy, maxRequestBodySize: maxBody, fallbackBaseURL: fallbackBaseURL,
                 logger: logger, delays: delays.queue(for: channel.eventLoop), limits: limits, scheme: "https",
-                http2: HTTP2ConnectionFacts(parent: channel, streams: streams)), eventLoop: channel.eventLoop)
-            var settings = nioDefaultSettings.filter { $0.parameter != .maxHeaderListSize }
-            settings.append(HTTP2Setting(parameter: .maxHeaderListSize, value: limits.maxHeadSize))
-            var connection = NIOHTTP2Handler.ConnectionConfiguration()
-            connection.initialSettings = settings
-            _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
-                mode: .server, connectionConfiguration: connection, streamConfiguration: .init()
-            ) { stream in
-                stream.eventLoop.makeCompletedFuture {
-                    try stream.pipeline.syncOperations.addHandler(HTTPRequestHandler(shared: shared.value))
-                }
-            }
-            try channel.pipeline.syncOperations.addHandler(HTTP2GracefulClose(streams: streams))
+                http2: framing), eventLoop: channel.eventLoop))
         }
+        let addSecureHTTP1: @Sendable (any Channel) throws -> Void = { try addHTTP1($0, secure: true) }
 
         func bootstrap(secure: Bool) -> ServerBootstrap {
             ServerBootstrap(group: group)
@@ -127,7 +112,7 @@ public actor MockHTTPServer {
                 .childChannelOption(.maxMessagesPerRead, value: 16)
                 .childChannelOption(.writeBufferWaterMark, value: .init(low: limits.writeBufferLow, high: limits.writeBufferHigh))
                 .childChannelInitializer { channel in
-                    guard secure, let tls else {
+                    guard secure, let listener else {
                         return channel.eventLoop.makeCompletedFuture {
                             guard connections.track(channel, limit: limits.maxConnections) else {
                                 try channel.pipeline.syncOperations.addHandler(RefusedConnection(limit: limits.maxConnections))
@@ -140,27 +125,8 @@ public actor MockHTTPServer {
                         // An HTTPS client past the limit cannot read a plain 503: it is closed.
                         return channel.close()
                     }
-                    // The handshake: a scenario's TLS fault picks the certificate or the gate's mode.
-                    let fault = engine.scenarios.handshake()
-                    let mode: HandshakeGate.Mode = switch fault?.fault {
-                    case .handshakeReset: .reset
-                    case .slowHandshake: .hold(.nanoseconds(Int64(fault!.handshakeDelay * engine.configuration.timeScale * 1e9)))
-                    default: .normal
-                    }
-                    return channel.eventLoop.makeCompletedFuture {
-                        let sync = channel.pipeline.syncOperations
-                        let gate = HandshakeGate(mode: mode, timeout: limits.headTimeout)
-                        try sync.addHandler(gate)
-                        try sync.addHandler(NIOSSLServerHandler(context: tls.context(for: fault?.fault)))
-                        try sync.addHandler(HandshakeWatch(gate: gate))
-                    }.flatMap {
-                        guard tls.http2 else {
-                            return channel.eventLoop.makeCompletedFuture { try addHTTP1(channel, secure: true) }
-                        }
-                        return channel.configureHTTP2SecureUpgrade(
-                            h2ChannelConfigurator: { channel in channel.eventLoop.makeCompletedFuture { try addHTTP2(channel) } },
-                            http1ChannelConfigurator: { channel in channel.eventLoop.makeCompletedFuture { try addHTTP1(channel, secure: true) } })
-                    }
+                    return listener.initialize(SecureConnection(channel: channel, engine: engine, limits: limits,
+                                                                addHTTP1: addSecureHTTP1, streamResponders: streamResponders))
                 }
         }
 
@@ -175,14 +141,14 @@ public actor MockHTTPServer {
         }
 
         // The server's port speaks HTTPS when TLS is on without a port of its own.
-        let mainIsSecure = tls != nil && configuration.tls?.port == nil
+        let mainIsSecure = listener != nil && configuration.secureTransport?.port == nil
         let channel = try await bind(port: configuration.port, secure: mainIsSecure)
         let port = channel.localAddress?.port ?? configuration.port
         portBox.withLock { $0 = port }
         var securePort: Int? = mainIsSecure ? port : nil
         if mainIsSecure { tlsPortBox.withLock { $0 = port } }
         self.channel = channel
-        if let extraPort = configuration.tls?.port, tls != nil {
+        if let extraPort = configuration.secureTransport?.port, listener != nil {
             let secure: any Channel
             do {
                 secure = try await bind(port: extraPort, secure: true)
@@ -205,11 +171,9 @@ public actor MockHTTPServer {
         return address
     }
 
-    /// The local CA that signed the HTTPS certificate (nil without TLS): the one to trust.
-    public var certificateAuthority: LocalCA? { tls?.ca }
-
-    /// The names the HTTPS certificate of this start covers (empty without TLS).
-    public var certificateNames: [SubjectName] { tls?.identity.names ?? [] }
+    /// The CA that signed the HTTPS certificate of this start, as clients take it (nil
+    /// without HTTPS): the one to trust.
+    public var caCertificate: CACertificate? { secureListener?.certificateAuthority }
 
     /// Connections open now (refused ones are not counted).
     public nonisolated var openConnections: Int { connections.count }

@@ -13,12 +13,13 @@ public struct ServerConfiguration: Sendable {
     /// When set, every `/__admin` request must carry it (`X-Admin-Token` or
     /// `Authorization: Bearer`); required off loopback unless the admin API is left open.
     public var adminToken: String?
-    /// HTTPS with the local CA (and HTTP/2 by ALPN); nil serves plain HTTP only.
-    public var tls: TLSSettings?
+    /// HTTPS (and HTTP/2 by ALPN) with the local CA; nil serves plain HTTP only. Set it with
+    /// `MockServerTLS`: `ServerConfiguration(tls: TLSSettings())`, or `configuration.tls`.
+    public var secureTransport: (any SecureTransport)?
 
     public init(host: String = "127.0.0.1", port: Int = 0, maxRequestBodySize: Int = 8 * 1024 * 1024,
-                limits: ConnectionLimits = .default, adminToken: String? = nil, tls: TLSSettings? = nil) {
-        self.tls = tls
+                limits: ConnectionLimits = .default, adminToken: String? = nil, secureTransport: (any SecureTransport)? = nil) {
+        self.secureTransport = secureTransport
         self.host = host
         self.port = port
         self.maxRequestBodySize = maxRequestBodySize
@@ -39,7 +40,7 @@ public enum ServerError: Error, CustomStringConvertible, Equatable {
     case cannotBind(host: String, port: Int, reason: String)
     case alreadyStarted
     case notRunning
-    /// The local CA or the certificate could not be made or loaded.
+    /// The local CA, the certificate or its key could not be made or loaded.
     case tls(LocalCAError)
 
     public var description: String {

@@ -21,14 +21,15 @@ final class ConnectionShared {
     let limits: ConnectionLimits
     /// `http` or `https`: how absolute URLs in answers start.
     let scheme: String
-    /// Set on an HTTP/2 connection: faults become frames (`HTTPRequestHandler+HTTP2`).
-    let http2: HTTP2ConnectionFacts?
+    /// Set on an HTTP/2 connection: requests are read and answered in its frames, and
+    /// faults become frames (`HTTPRequestHandler+Streams`).
+    let http2: (any StreamFraming)?
     /// Requests begun on this connection (the first one pays the link's setup).
     let requests = ConnectionRequests()
 
     init(engine: MockEngine, responder: any Responder, proxy: (any AsyncResponder)?, maxRequestBodySize: Int,
          fallbackBaseURL: String, logger: Logger, delays: DelayQueue, limits: ConnectionLimits, scheme: String,
-         http2: HTTP2ConnectionFacts? = nil) {
+         http2: (any StreamFraming)? = nil) {
         self.engine = engine
         self.responder = responder
         self.proxy = proxy

@@ -8,7 +8,7 @@ import Darwin
 extension Channel {
     /// Closes with a TCP RST instead of a FIN: SO_LINGER with a zero timeout, then close.
     /// The `connectionReset` fault and the TLS `handshakeReset` both end connections so.
-    func resetConnection() {
+    package func resetConnection() {
         guard let provider = self as? any SocketOptionProvider else {
             close(promise: nil)
             return

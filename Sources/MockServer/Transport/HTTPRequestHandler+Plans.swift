@@ -171,8 +171,8 @@ extension HTTPRequestHandler {
     /// Server-sent events: a chunked body that grows with every event, a comment every
     /// 15 s so proxies keep the connection, until the client goes away.
     private func stream(_ hub: EventHub, plan: ResponsePlan, request: HTTPRequestHead, context: ChannelHandlerContext) {
-        if isHTTP2 {
-            context.write(NIOAny(Self.headersFrame(status: 200, headers: plan.headers, contentLength: nil, endStream: false)), promise: nil)
+        if let framing = shared.http2 {
+            context.write(framing.head(status: 200, headers: plan.headers, contentLength: nil, endStream: false), promise: nil)
             context.writeAndFlush(bodyPart(context.channel.allocator.buffer(string: ": connected\n\n"), last: false), promise: nil)
         } else {
             var head = context.channel.allocator.buffer(capacity: 256)
@@ -218,8 +218,8 @@ extension HTTPRequestHandler {
     // MARK: Faults
 
     private func perform(_ fault: Fault, plan: ResponsePlan, request: HTTPRequestHead, context: ChannelHandlerContext) {
-        if let http2 = shared.http2 {
-            performOnHTTP2(fault, plan: plan, facts: http2, context: context)
+        if let framing = shared.http2 {
+            performOnHTTP2(fault, plan: plan, framing: framing, context: context)
             return
         }
         switch fault {

@@ -5,7 +5,7 @@ import NIOFoundationCompat
 import NIOHTTP1
 import Scenarios
 
-/// One connection's HTTP/1.1 exchange (or one HTTP/2 stream's, `HTTP2RequestDecoder`): collects a request, asks the engine for a plan,
+/// One connection's HTTP/1.1 exchange (or one HTTP/2 stream's, through `StreamFraming`): collects a request, asks the engine for a plan,
 /// writes it as bytes (`ResponseHead` plus the body, one write), or on HTTP/2 as frames. Pipelined requests that
 /// arrive while a response is under way wait in a queue, and reading pauses until it
 /// drains, so answers go out in order. Errors stay on this connection.
@@ -47,9 +47,9 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Read as `shared.engine` and the like where they are used: a property of this
     /// handler that forwarded to one of them retained and released it on every use.
     let shared: ConnectionShared
-    /// On an HTTP/2 stream (which has a frame decoder): faults become frames
-    /// (`HTTPRequestHandler+HTTP2`).
-    var isHTTP2: Bool { frames != nil }
+    /// On an HTTP/2 stream (which reads through the connection's `StreamFraming`): faults
+    /// become frames (`HTTPRequestHandler+Streams`).
+    var isHTTP2: Bool { streamRead != nil }
     @exclusivity(unchecked) var state = State.idle
 
     /// The journal entry being answered and when its request arrived.
@@ -68,9 +68,9 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     @exclusivity(unchecked) var stopRequested = false
     /// Whether the request being read is its connection's first.
     @exclusivity(unchecked) var firstOnConnection = false
-    /// On an HTTP/2 stream, its frames read as request parts (this is the stream's only
-    /// handler).
-    @exclusivity(unchecked) private var frames: HTTP2RequestDecoder?
+    /// On an HTTP/2 stream, what its frames said so far of the request (this is the
+    /// stream's only handler); nil on HTTP/1.1.
+    @exclusivity(unchecked) private var streamRead: StreamReadState?
     /// The uplink pace of the request body being read, under a network profile.
     @exclusivity(unchecked) var upload: UploadPace?
     /// Reads are held until the uplink has carried what came so far.
@@ -165,11 +165,12 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     init(shared: ConnectionShared, clock: ConnectionClock? = nil) {
         self.shared = shared
         self.clock = clock
-        frames = shared.http2 == nil ? nil : HTTP2RequestDecoder()
+        streamRead = shared.http2 == nil ? nil : StreamReadState()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if let (part, ends) = frames?.decode(data, context: context) {
+        if streamRead != nil, let framing = shared.http2 {
+            let (part, ends) = framing.decode(data, into: &streamRead!, context: context)
             if let part { receive(part, context: context) }
             if ends { receive(.end(nil), context: context) }
             return
@@ -234,7 +235,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
             let declaredLength = declared ?? 0
             // An HTTP/2 stream may carry a body with neither field, unless the HEADERS frame
             // that opened it also ended it (a GET, mostly).
-            upload = uploadPace(for: head, mayCarryBody: framed || frames.map { !$0.headEndedStream } ?? false)
+            upload = uploadPace(for: head, mayCarryBody: framed || streamRead.map { !$0.headEndedStream } ?? false)
             let now = shared.engine.timeSource.now()
             if declaredLength > shared.maxRequestBodySize {
                 state = .discarding(head, size: 0, receivedAt: now)

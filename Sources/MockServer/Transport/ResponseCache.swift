@@ -1,11 +1,10 @@
 import Foundation
 import NIOCore
-import NIOHPACK
 import Scenarios
 
 /// Whole answers of one event loop, encoded once and written again as they are while a
 /// plan brings the same header list and the same body bytes: HTTP/1.1 bytes (head and
-/// body), or an HTTP/2 stream's HEADERS field block and DATA bytes.
+/// body), or an HTTP/2 stream's HEADERS frame and DATA bytes (`StreamAnswer`).
 ///
 /// Most answers repeat: a fixture's body is one `Data` (a rendered template is kept per
 /// base URL, a page in the page cache, an image in its asset) and its headers one shared
@@ -41,11 +40,8 @@ final class ResponseCache {
         case http2
     }
 
-    /// An HTTP/2 answer: the HEADERS frame's fields and the DATA frame's bytes.
-    struct Frames {
-        let fields: HPACKHeaders
-        let body: ByteBuffer
-    }
+    /// An HTTP/2 answer: the HEADERS frame and the DATA frame's bytes.
+    typealias Frames = StreamAnswer
 
     private struct Entry {
         let status: Int
@@ -54,8 +50,8 @@ final class ResponseCache {
         let body: Data
         /// HTTP/1.1: the whole answer. HTTP/2: the DATA frame's bytes.
         let bytes: ByteBuffer
-        /// HTTP/2 only.
-        let fields: HPACKHeaders?
+        /// HTTP/2 only: the HEADERS frame.
+        let head: NIOAny?
         var referenced: Bool
     }
 
@@ -82,19 +78,19 @@ final class ResponseCache {
     /// Keeps `bytes`, the whole HTTP/1.1 answer just encoded for these parts.
     func keep(_ bytes: ByteBuffer, status: Int, http10: Bool, keepAlive: Bool, headers: HeaderFields, body: Data) {
         insert(Entry(status: status, form: .http1(http10: http10, keepAlive: keepAlive), headers: headers, body: body,
-                     bytes: bytes, fields: nil, referenced: false))
+                     bytes: bytes, head: nil, referenced: false))
     }
 
     /// The HTTP/2 frames kept for this status, header list and body (its whole length in
     /// `content-length`).
     func frames(status: Int, headers: HeaderFields, body: Data) -> Frames? {
-        guard let index = find(status: status, form: .http2, headers: headers, body: body), let fields = entries[index].fields else { return nil }
-        return Frames(fields: fields, body: entries[index].bytes)
+        guard let index = find(status: status, form: .http2, headers: headers, body: body), let head = entries[index].head else { return nil }
+        return Frames(head: head, body: entries[index].bytes)
     }
 
     /// Keeps the HTTP/2 frames just made for these parts.
     func keep(_ frames: Frames, status: Int, headers: HeaderFields, body: Data) {
-        insert(Entry(status: status, form: .http2, headers: headers, body: body, bytes: frames.body, fields: frames.fields,
+        insert(Entry(status: status, form: .http2, headers: headers, body: body, bytes: frames.body, head: frames.head,
                      referenced: false))
     }
 

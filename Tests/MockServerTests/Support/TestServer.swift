@@ -1,6 +1,7 @@
 import Foundation
 import MockFixtures
 import MockServer
+import MockServerTLS
 import Scenarios
 import TestSupport
 #if canImport(FoundationNetworking)

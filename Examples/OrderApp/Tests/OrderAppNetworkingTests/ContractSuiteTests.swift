@@ -17,8 +17,10 @@ import Testing
 
     /// Real loopback sockets (the default), and the in-process transport (a `URLProtocol` in
     /// the session configuration; upload tasks, whose body Apple's loading system hides from
-    /// a protocol, go over a loopback socket there). `.secureSockets` works too, but on Linux
-    /// it needs the mock's CA in the system store (`mock-server ca --trust-system`).
+    /// a protocol, go over a loopback socket there). `.secureSockets` needs the MockServerTLS
+    /// product (and `SuiteConfiguration.tls`), which this target leaves out so that it builds
+    /// no TLS stack; on Linux it also needs the mock's CA in the system store
+    /// (`mock-server ca --trust-system`).
     static let transports: [ContractTransport] = [.sockets, .inProcess]
 
     @Test(arguments: transports)

@@ -1,3 +1,4 @@
+import MockServer
 import NIOCore
 import NIOSSL
 import NIOTLS
@@ -108,7 +109,7 @@ final class HandshakeGate: ChannelDuplexHandler, RemovableChannelHandler {
 /// After the TLS handler: tells the gate the handshake is done (its deadline is off), then
 /// takes the gate and itself out of the pipeline. Past the handshake neither has anything
 /// left to do, and every read, write and flush of the connection went through both only to
-/// be passed on (#24).
+/// be passed on.
 final class HandshakeWatch: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer

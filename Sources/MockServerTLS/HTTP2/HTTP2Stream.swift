@@ -1,27 +1,22 @@
+import MockServer
 import NIOCore
 import NIOHPACK
 import NIOHTTP1
 import NIOHTTP2
 
-/// Reads one HTTP/2 stream's frames as the request parts `HTTPRequestHandler` takes,
-/// so scenarios, the journal, the admin API, delays, pacing and network profiles are the
-/// same code on both protocols (#15). Only the request side is translated: the handler
-/// answers a stream with HEADERS and DATA frames it writes itself (`HTTPRequestHandler+HTTP2`),
-/// with no HTTP/1 bytes or response parts in between (#24).
+/// Reads one HTTP/2 stream's frames as the request parts `MockServer`'s request handler
+/// takes, so scenarios, the journal, the admin API, delays, pacing and network profiles are
+/// the same code on both protocols. Only the request side is translated: the handler
+/// answers a stream with HEADERS and DATA frames made by `HTTP2ConnectionFacts`, with no
+/// HTTP/1 bytes or response parts in between.
 ///
-/// Kept by the stream's handler, which is the stream's only handler, and not in the
-/// pipeline itself: a handler of its own in front cost each stream a context (with the
-/// runtime's conformance checks) and each part a wrap, a hop and a dynamic cast, about
-/// 3,000 instructions per stream (callgrind, #24). A value in the handler rather than an
-/// object of its own: one allocation fewer per stream.
+/// What a stream has read so far is the handler's own `StreamReadState` (a value in the
+/// handler, which is the stream's only handler): no handler of its own in front, and no
+/// object of its own per stream.
 ///
 /// The connection handler has already checked the header block (RFC 9113 §8.3.1: the
 /// pseudo-headers a request needs, lower-case names, no connection-specific fields).
-struct HTTP2RequestDecoder {
-    private var headRead = false
-    /// The HEADERS frame that opened the stream also ended it: the request has no body.
-    private(set) var headEndedStream = false
-
+enum HTTP2RequestDecoder {
     /// What a stream's channel reads (`unwrapInboundIn`).
     private final class Frames: ChannelInboundHandler {
         typealias InboundIn = HTTP2Frame.FramePayload
@@ -30,20 +25,20 @@ struct HTTP2RequestDecoder {
     /// The request parts of one frame of the stream, in order: a part or none, and whether
     /// the request ends with the frame. `context` is the stream handler's: a CONNECT, which
     /// nothing here serves, is refused on it.
-    mutating func decode(_ data: NIOAny, context: ChannelHandlerContext) -> (part: HTTPServerRequestPart?, ends: Bool) {
+    static func decode(_ data: NIOAny, into state: inout StreamReadState, context: ChannelHandlerContext) -> (part: HTTPServerRequestPart?, ends: Bool) {
         switch Frames.unwrapInboundIn(data) {
         case .headers(let content):
-            guard !headRead else {
+            guard !state.headRead else {
                 // Trailers: the handler takes no trailers, only the end they mark.
                 return (nil, true)
             }
-            headRead = true
+            state.headRead = true
             guard let head = Self.requestHead(content.headers) else {
                 // A CONNECT (no :path): nothing here serves it.
                 context.writeAndFlush(NIOAny(HTTP2Frame.FramePayload.rstStream(.refusedStream)), promise: nil)
                 return (nil, false)
             }
-            headEndedStream = content.endStream
+            state.headEndedStream = content.endStream
             return (.head(head), content.endStream)
         case .data(let content):
             guard case .byteBuffer(let bytes) = content.data else { return (nil, false) }
@@ -67,7 +62,7 @@ struct HTTP2RequestDecoder {
         // regular ones (RFC 9113 §8.3, which NIO checks), so it is the first field.
         var authorityIndex: Int?
         // Names are told apart by their length first: comparing a name with each literal
-        // in turn cost a string comparison apiece (#24).
+        // in turn cost a string comparison apiece.
         for (name, value, _) in block {
             let utf8 = name.utf8
             guard utf8.first == UInt8(ascii: ":") else {
@@ -108,7 +103,8 @@ struct HTTP2RequestDecoder {
     }
 }
 
-/// What the handlers of one HTTP/2 connection's streams share.
+/// What the handlers of one HTTP/2 connection's streams share: the connection's framing
+/// (`HTTP2ConnectionFacts+Framing`).
 final class HTTP2ConnectionFacts {
     /// The connection (the parent of the streams): GOAWAY and resets go there.
     let parent: any Channel
@@ -120,17 +116,16 @@ final class HTTP2ConnectionFacts {
     }
 }
 
-/// The open streams of one HTTP/2 connection, as each stream's `HTTPRequestHandler`
-/// reports them: opened when it is added to the stream, closed when it is removed (NIO
-/// removes a closed channel's handlers). Used on the connection's event loop only: by the
+/// The open streams of one HTTP/2 connection, as each stream's request handler reports
+/// them: opened when it is added to the stream, closed when it is removed (NIO removes a
+/// closed channel's handlers). Used on the connection's event loop only: by the
 /// connection's `HTTP2GracefulClose` and its streams' handlers, which run on that loop. No
-/// `NIOLoopBoundBox`: its check of the loop on every access cost about 300 instructions
-/// per stream (#24), and nothing off the loop can reach this object (it is not `Sendable`).
+/// `NIOLoopBoundBox` (a check of the loop on every access): nothing off the loop can reach
+/// this object (it is not `Sendable`).
 ///
 /// Not `NIOHTTP2Handler`'s stream delegate: its inline multiplexer copies the delegate's
-/// existential with its own state several times per frame, which with the delegate's two
-/// calls cost about 2,000 instructions per stream (callgrind, #24); a stream's handler
-/// sees the same opening and closing.
+/// existential with its own state several times per frame (Benchmarks/README.md has the
+/// cost); a stream's handler sees the same opening and closing.
 final class HTTP2OpenStreams {
     @exclusivity(unchecked) private var open = 0
     /// The highest stream the client opened (the root stream if none).

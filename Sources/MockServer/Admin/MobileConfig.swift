@@ -1,6 +1,6 @@
 import Foundation
 
-/// An iOS configuration profile that installs the local CA (#15): open it in Safari on a
+/// An iOS configuration profile that installs the local CA: open it in Safari on a
 /// device (or drag it onto a simulator), install it in Settings › General › VPN & Device
 /// Management, then turn on full trust in Settings › General › About › Certificate Trust
 /// Settings. Its identifiers derive from the CA's fingerprint, so fetching it again
@@ -8,7 +8,7 @@ import Foundation
 public enum MobileConfig {
     public static let contentType = "application/x-apple-aspen-config"
 
-    public static func profile(for ca: LocalCA) -> Data {
+    public static func profile(for ca: CACertificate) -> Data {
         let fingerprint = ca.fingerprint.replacingOccurrences(of: ":", with: "")
         let certificate: [String: Any] = [
             "PayloadType": "com.apple.security.root",
@@ -18,7 +18,7 @@ public enum MobileConfig {
             "PayloadDisplayName": "MockServer Local CA",
             "PayloadDescription": "Trusts the certificates mock-server issues for HTTPS on this machine.",
             "PayloadCertificateFileName": "mock-server-ca.cer",
-            "PayloadContent": Data(ca.certificateDER),
+            "PayloadContent": ca.der,
         ]
         let profile: [String: Any] = [
             "PayloadType": "Configuration",

@@ -1,11 +1,12 @@
 import Foundation
+import MockServer
 
-/// Making clients trust the local CA (#15).
+/// Making clients trust the local CA.
 extension LocalCA {
     /// Debian's and Ubuntu's folder for local anchors (`update-ca-certificates` reads it).
     public static let linuxAnchorFolder = "/usr/local/share/ca-certificates"
     /// The bundle libcurl (and so URLSession on Linux) reads.
-    public static let linuxBundle = "/etc/ssl/certs/ca-certificates.crt"
+    public static let linuxBundle = CACertificate.linuxBundle
 
     /// The command that adds this CA to a simulator's trusted roots (`booted`, or a UDID).
     public func simulatorCommand(device: String) -> [String] {
@@ -24,9 +25,7 @@ extension LocalCA {
 
     /// Whether the system bundle at `bundle` holds this CA (what URLSession on Linux trusts).
     public func isInSystemBundle(_ bundle: String = LocalCA.linuxBundle) -> Bool {
-        guard let text = try? String(contentsOfFile: bundle, encoding: .utf8) else { return false }
-        let body = certificatePEM.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
-        return text.replacingOccurrences(of: "\n", with: "").contains(body)
+        caCertificate.isInSystemBundle(bundle)
     }
 
     #if os(Linux)
@@ -58,4 +57,11 @@ extension LocalCA {
         }
     }
     #endif
+}
+
+extension MobileConfig {
+    /// The profile that installs `ca` (see `profile(for:)` with a `CACertificate`).
+    public static func profile(for ca: LocalCA) -> Data {
+        profile(for: ca.caCertificate)
+    }
 }

@@ -3,7 +3,7 @@ import NIOCore
 import SwiftASN1
 import X509
 
-/// A name a server certificate covers: a DNS name or an IP address (#15).
+/// A name a server certificate covers: a DNS name or an IP address.
 public enum SubjectName: Sendable, Hashable, CustomStringConvertible {
     case dns(String)
     /// Network-order bytes: 4 for IPv4, 16 for IPv6.

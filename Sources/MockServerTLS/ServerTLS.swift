@@ -1,11 +1,12 @@
 import Foundation
+import MockServer
 import NIOCore
 import NIOSSL
 import Scenarios
 
-/// How a server speaks HTTPS (#15): where its CA lives, the extra names its certificate
+/// How a server speaks HTTPS: where its CA lives, the extra names its certificate
 /// covers, and whether it serves plain HTTP beside it.
-public struct TLSSettings: Sendable {
+public struct TLSSettings: SecureTransport {
     /// The local CA's folder: created on first use, reused afterwards.
     public var caDirectory: URL
     /// Names the certificate covers besides this machine's (`--san`).

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import MockServer
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -10,7 +11,7 @@ import Musl
 import SwiftASN1
 import X509
 
-/// The local certificate authority that signs the server's HTTPS certificates (#15).
+/// The local certificate authority that signs the server's HTTPS certificates.
 /// Generated on first use into a user folder (`~/.mock-server/ca/` unless told
 /// otherwise) and reused, so a simulator or device trusts it once. Its key never leaves
 /// that folder (mode 0600); nothing of it belongs in a repository.
@@ -77,6 +78,11 @@ public struct LocalCA: Sendable {
     /// and `openssl x509 -fingerprint -sha256` show it).
     public var fingerprint: String {
         SHA256.hash(data: certificateDER).map { String(format: "%02X", $0) }.joined(separator: ":")
+    }
+
+    /// The CA certificate as clients take it (`LocalCATrust`, the admin API, `MobileConfig`).
+    public var caCertificate: CACertificate {
+        CACertificate(der: Data(certificateDER), pem: certificatePEM, fingerprint: fingerprint, file: certificateURL)
     }
 
     /// The CA's subject common name.
@@ -270,16 +276,4 @@ public struct ServerIdentity: Sendable {
     public let privateKeyPEM: String
     /// The subject alternative names it covers.
     public let names: [SubjectName]
-}
-
-/// A CA folder that cannot be used: which file and why.
-public struct LocalCAError: Error, CustomStringConvertible, Equatable {
-    public let file: String
-    public let reason: String
-    public var description: String { "\(file): \(reason)" }
-
-    public init(file: String, reason: String) {
-        self.file = file
-        self.reason = reason
-    }
 }

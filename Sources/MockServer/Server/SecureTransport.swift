@@ -1,0 +1,105 @@
+import Foundation
+import NIOCore
+import Scenarios
+
+/// HTTPS for a `MockHTTPServer`: the layer a listener puts before HTTP on each connection
+/// it accepts. The core server speaks plain HTTP/1.1 and names no TLS type, so a target
+/// that never serves HTTPS compiles no TLS stack. The `MockServerTLS` product provides the
+/// conformance, `TLSSettings` (TLS, HTTP/2 by ALPN, the local CA), and with it
+/// `ServerConfiguration(tls:)`.
+public protocol SecureTransport: Sendable {
+    /// Nil: the server's port speaks HTTPS only. A number: the server's port stays plain
+    /// HTTP and this one (0 for a free one) speaks HTTPS.
+    var port: Int? { get }
+
+    /// This start's listener: the certificate made or loaded, ready for connections.
+    /// - Throws: `ServerError.tls` when the CA, the certificate or its key cannot be used.
+    func makeListener() throws(ServerError) -> SecureListener
+}
+
+/// One start's HTTPS: what each connection on an HTTPS port gets before HTTP, and the CA a
+/// client trusts for it. Made by a `SecureTransport`; the server keeps it while it runs.
+public struct SecureListener: Sendable {
+    /// The CA that signed the certificate, as clients take it (nil when the certificate
+    /// came from elsewhere and no CA of ours signed it).
+    public let certificateAuthority: CACertificate?
+    /// What the transport keeps for this start (the TLS contexts, the CA).
+    package let state: any Sendable
+    /// Sets up a new connection's pipeline: the TLS handler, then HTTP by `connection`.
+    package let initialize: @Sendable (SecureConnection) -> EventLoopFuture<Void>
+
+    package init(certificateAuthority: CACertificate?, state: any Sendable,
+                 initialize: @escaping @Sendable (SecureConnection) -> EventLoopFuture<Void>) {
+        self.certificateAuthority = certificateAuthority
+        self.state = state
+        self.initialize = initialize
+    }
+}
+
+/// A connection accepted on an HTTPS port, handed to the `SecureListener` once the server
+/// has counted it: the listener adds its handlers, then HTTP/1.1 or multiplexed streams.
+package struct SecureConnection: Sendable {
+    package let channel: any Channel
+    package let engine: MockEngine
+    package let limits: ConnectionLimits
+    /// Adds the HTTP/1.1 handlers to `channel` (after the TLS handler).
+    package let addHTTP1: @Sendable (any Channel) throws -> Void
+    /// The request handlers of a multiplexed connection's streams, which read and answer
+    /// through `framing` (made on the connection's loop, once per connection).
+    package let streamResponders: @Sendable (_ connection: any Channel, _ framing: any StreamFraming) -> StreamResponders
+}
+
+/// Makes the request handler of each stream of one multiplexed connection: the same
+/// handler as HTTP/1.1's, which reads and answers through the connection's framing.
+package struct StreamResponders: Sendable {
+    let shared: NIOLoopBound<ConnectionShared>
+
+    /// Adds a stream's request handler (its only handler) to `stream`.
+    package func addHandler(to stream: any Channel) throws {
+        try stream.pipeline.syncOperations.addHandler(HTTPRequestHandler(shared: shared.value))
+    }
+}
+
+/// A CA certificate as clients take it: the anchor a session adds, the file a simulator
+/// or a Mac trusts, the profile a device installs.
+public struct CACertificate: Sendable, Equatable {
+    /// The bundle libcurl (and so URLSession on Linux) reads.
+    public static let linuxBundle = "/etc/ssl/certs/ca-certificates.crt"
+
+    /// DER (what a `.mobileconfig` and `SecCertificateCreateWithData` take).
+    public let der: Data
+    /// PEM, as the admin API serves it.
+    public let pem: String
+    /// SHA-256 of `der`, colon-separated upper-case hex (as Keychain Access and
+    /// `openssl x509 -fingerprint -sha256` show it).
+    public let fingerprint: String
+    /// The file that holds it.
+    public let file: URL
+
+    public init(der: Data, pem: String, fingerprint: String, file: URL) {
+        self.der = der
+        self.pem = pem
+        self.fingerprint = fingerprint
+        self.file = file
+    }
+
+    /// Whether the system bundle at `bundle` holds this certificate (what URLSession on
+    /// Linux trusts).
+    public func isInSystemBundle(_ bundle: String = CACertificate.linuxBundle) -> Bool {
+        guard let text = try? String(contentsOfFile: bundle, encoding: .utf8) else { return false }
+        let body = pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+        return !body.isEmpty && text.replacingOccurrences(of: "\n", with: "").contains(body)
+    }
+}
+
+/// HTTPS material that cannot be used (a CA folder, a certificate or key file): which file and why.
+public struct LocalCAError: Error, CustomStringConvertible, Equatable {
+    public let file: String
+    public let reason: String
+    public var description: String { "\(file): \(reason)" }
+
+    public init(file: String, reason: String) {
+        self.file = file
+        self.reason = reason
+    }
+}

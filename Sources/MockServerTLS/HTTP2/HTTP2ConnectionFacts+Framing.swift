@@ -1,0 +1,127 @@
+import Foundation
+import MockServer
+import NIOCore
+import NIOHPACK
+import NIOHTTP1
+import NIOHTTP2
+import Scenarios
+
+/// Answering on an HTTP/2 stream: the request handler writes the HEADERS and DATA frames
+/// made here itself. The response's head is one HEADERS frame (ending the stream when there
+/// is no body) and a whole body one DATA frame that ends it; NIO's connection handler
+/// splits DATA to the peer's frame size and flow-control window.
+///
+/// Faults on a stream are frames too. The table is in the Faults article.
+///
+/// | Fault | HTTP/2 |
+/// |---|---|
+/// | `connectionReset` | GOAWAY (INTERNAL_ERROR) and a TCP reset: every stream on the connection fails |
+/// | `emptyResponse` | RST_STREAM (INTERNAL_ERROR) before any HEADERS; the connection lives on |
+/// | `truncatedBody` | HEADERS with the whole `content-length`, half the DATA, RST_STREAM (INTERNAL_ERROR) |
+/// | `malformedChunk` | HEADERS, a DATA frame, RST_STREAM (PROTOCOL_ERROR) (HTTP/2 has no chunks) |
+/// | `randomDataThenClose` | GOAWAY (PROTOCOL_ERROR), then the connection closes |
+/// | `hang` | no frame; the stream stays open until the client gives up (the request handler's doing) |
+extension HTTP2ConnectionFacts: StreamFraming {
+    func decode(_ data: NIOAny, into state: inout StreamReadState, context: ChannelHandlerContext) -> (part: HTTPServerRequestPart?, ends: Bool) {
+        HTTP2RequestDecoder.decode(data, into: &state, context: context)
+    }
+
+    func streamOpened(context: ChannelHandlerContext) {
+        streams.opened(try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID))
+    }
+
+    func streamClosed() {
+        streams.closed()
+    }
+
+    func head(status: Int, headers: HeaderFields, contentLength: Int?, endStream: Bool) -> NIOAny {
+        NIOAny(Self.headersFrame(status: status, headers: headers, contentLength: contentLength, endStream: endStream))
+    }
+
+    func body(_ bytes: ByteBuffer, last: Bool) -> NIOAny {
+        NIOAny(HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(bytes), endStream: last)))
+    }
+
+    func encode(status: Int, headers: HeaderFields, contentLength: Int?, body: ByteBuffer) -> StreamAnswer {
+        StreamAnswer(head: head(status: status, headers: headers, contentLength: contentLength, endStream: false), body: body)
+    }
+
+    func writeFault(_ fault: Fault, plan: ResponsePlan, context: ChannelHandlerContext) {
+        switch fault {
+        case .hang:
+            break
+        case .connectionReset:
+            goAway(.internalError, context: context, reset: true)
+        case .randomDataThenClose:
+            goAway(.protocolError, context: context, reset: false)
+        case .emptyResponse:
+            resetStream(.internalError, context: context)
+        case .truncatedBody:
+            // The head promises the whole body; half of it arrives, then the stream is reset.
+            context.write(head(status: plan.status, headers: plan.headers, contentLength: max(plan.body.count, 64), endStream: false), promise: nil)
+            let half = plan.body.prefix(plan.body.count / 2)
+            if !half.isEmpty { context.write(body(context.channel.allocator.buffer(data: half), last: false), promise: nil) }
+            resetStream(.internalError, context: context)
+        case .malformedChunk:
+            let type: HeaderFields = plan.headers["Content-Type"].map { ["Content-Type": $0] } ?? [:]
+            context.write(head(status: plan.status, headers: type, contentLength: nil, endStream: false), promise: nil)
+            let start = plan.body.prefix(32)
+            if !start.isEmpty { context.write(body(context.channel.allocator.buffer(data: start), last: false), promise: nil) }
+            resetStream(.protocolError, context: context)
+        }
+    }
+
+    /// A response's HEADERS frame: `:status`, then the plan's fields with lower-case names
+    /// (RFC 9113 §8.2.1) except the connection-specific ones HTTP/2 forbids (§8.2.2) and
+    /// the plan's own `content-length`, which `contentLength` replaces.
+    static func headersFrame(status: Int, headers: HeaderFields, contentLength: Int?, endStream: Bool) -> HTTP2Frame.FramePayload {
+        .headers(.init(headers: fieldBlock(status: status, headers: headers, contentLength: contentLength), endStream: endStream))
+    }
+
+    /// The fields of that HEADERS frame.
+    static func fieldBlock(status: Int, headers: HeaderFields, contentLength: Int?) -> HPACKHeaders {
+        var block = HPACKHeaders()
+        block.reserveCapacity(headers.fields.count + 2)
+        block.add(name: ":status", value: (100...999).contains(status) ? statusCodes[status - 100] : "500")
+        for field in headers {
+            let name = lowercased(field.name)
+            guard !isConnectionSpecific(name) else { continue }
+            block.add(name: name, value: field.value)
+        }
+        if let contentLength { block.add(name: "content-length", value: String(contentLength)) }
+        return block
+    }
+
+    /// "100" to "999", built once.
+    private static let statusCodes: [String] = (100...999).map { String($0) }
+
+    /// The name itself when it has no upper-case letter (the common case: no copy).
+    private static func lowercased(_ name: String) -> String {
+        name.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") } ? name.lowercased() : name
+    }
+
+    /// Fields HTTP/2 does not carry, and `content-length`, which the frame writer sets.
+    private static func isConnectionSpecific(_ name: String) -> Bool {
+        switch name {
+        case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "content-length": return true
+        default: return false
+        }
+    }
+
+    private func resetStream(_ code: HTTP2ErrorCode, context: ChannelHandlerContext) {
+        context.writeAndFlush(NIOAny(HTTP2Frame.FramePayload.rstStream(code)), promise: nil)
+    }
+
+    /// GOAWAY on the connection naming this stream as the last one processed (so the
+    /// client does not retry it elsewhere), then a reset or a close of the connection.
+    private func goAway(_ code: HTTP2ErrorCode, context: ChannelHandlerContext, reset: Bool) {
+        let streamID = (try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)) ?? .maxID
+        let parent = parent
+        let frame = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: streamID, errorCode: code, opaqueData: nil))
+        parent.eventLoop.execute {
+            parent.writeAndFlush(frame).whenComplete { _ in
+                if reset { parent.resetConnection() } else { parent.close(promise: nil) }
+            }
+        }
+    }
+}
