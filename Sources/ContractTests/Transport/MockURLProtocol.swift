@@ -42,8 +42,19 @@ public class MockURLProtocol: URLProtocol {
     }
 
     public override class func canInit(with request: URLRequest) -> Bool {
-        InProcessRegistry.authority(of: request.url).flatMap(InProcessRegistry.shared.entry(for:)) != nil
+        answerer(for: request.url) != nil
     }
+
+    /// The engine that answers `url` through this class: the registration whose listener
+    /// `url` names (`host:port`). Subclasses answer for other URLs (`InterceptingURLProtocol`).
+    class func answerer(for url: URL?) -> InProcessRegistry.Entry? {
+        InProcessRegistry.authority(of: url).flatMap(InProcessRegistry.shared.entry(for:))
+    }
+
+    /// Whether a request reaches the engine with the `Host` header a socket carries: an
+    /// intercepted request names its real host there, where the journal shows it; a
+    /// request to a registration's listener goes without one.
+    class var sendsHostHeader: Bool { false }
 
     #if canImport(Darwin)
     /// Apple's loading system never shows an upload task's body to a custom protocol
@@ -83,8 +94,7 @@ public class MockURLProtocol: URLProtocol {
     func timeout(for request: URLRequest) -> TimeInterval {
         if request.timeoutInterval != Self.defaultRequestTimeout && request.timeoutInterval > 0 { return request.timeoutInterval }
         if let configuration { return configuration.timeoutIntervalForRequest }
-        let entry = InProcessRegistry.authority(of: request.url).flatMap(InProcessRegistry.shared.entry(for:))
-        return entry?.requestTimeout ?? request.timeoutInterval
+        return type(of: self).answerer(for: request.url)?.requestTimeout ?? request.timeoutInterval
     }
 
     /// The request as a socket would carry it: the session's headers under the request's
@@ -93,6 +103,9 @@ public class MockURLProtocol: URLProtocol {
         var headers = Self.headers(request.allHTTPHeaderFields ?? [:], sessionHeaders: configuration?.httpAdditionalHeaders)
         let body = try Self.body(of: request, task: task)
         if !body.isEmpty && !headers.contains("Content-Length") { headers.add("Content-Length", String(body.count)) }
+        if type(of: self).sendsHostHeader, !headers.contains("Host"), let host = url.host {
+            headers.add("Host", (host.contains(":") ? "[\(host)]" : host) + (url.port.map { ":\($0)" } ?? ""))
+        }
         var uri = url.path.isEmpty ? "/" : url.path
         if let query = url.query { uri += "?" + query }
         return MockRequest(method: request.httpMethod ?? "GET", uri: uri, headers: headers, body: body,
@@ -115,8 +128,7 @@ public class MockURLProtocol: URLProtocol {
     /// Answers `request` from its engine; a redirect's next request is answered the same
     /// way (`hop` counts them).
     private func load(_ request: URLRequest, hop: Int) {
-        guard let url = request.url, let authority = InProcessRegistry.authority(of: url),
-              let engine = InProcessRegistry.shared.entry(for: authority)?.engine else {
+        guard let url = request.url, let engine = type(of: self).answerer(for: url)?.engine else {
             fail(URLError(.cannotConnectToHost))
             return
         }
