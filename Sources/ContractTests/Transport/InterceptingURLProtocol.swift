@@ -52,7 +52,7 @@ final class InterceptingURLProtocol: MockURLProtocol {
 
     private static let installed: Void = {
         #if canImport(ObjectiveC)
-        URLProtocol.registerClass(InterceptingURLProtocol.self)
+        _ = URLProtocol.registerClass(InterceptingURLProtocol.self)
         exchange(#selector(getter: URLSessionConfiguration.default),
                  with: #selector(URLSessionConfiguration.mockServerInterceptingDefault))
         exchange(#selector(getter: URLSessionConfiguration.ephemeral),
