@@ -48,6 +48,9 @@ public struct MockServerTrait: TestTrait, SuiteTrait, TestScoping {
     public let pact: PactRecording?
     /// APIs served beside the built-in ones (`MockAPI`).
     public var apis: [any MockAPI] = []
+    /// Hosts whose requests the test's server answers in process, from clients left as
+    /// they are (`TestMockServer.intercept(_:)`).
+    public var intercepting: [String] = []
 
     /// On a suite, every test in it gets its own server.
     public var isRecursive: Bool { true }
@@ -61,6 +64,15 @@ public struct MockServerTrait: TestTrait, SuiteTrait, TestScoping {
         }
         let server = try await TestMockServer.start(scenario: scenario, variants: variants, fixtures: fixtures, scenarios: scenarios, network: network,
                                                     apis: apis)
+        // Taken here, in the test's own scope: a test waits only for tests intercepting one
+        // of its hosts, and gives them back however it ends.
+        let interception: HostInterception
+        do {
+            interception = try await server.intercept(intercepting)
+        } catch {
+            await server.stop()
+            throw error
+        }
         #if compiler(>=6.2)
         // Issue handling traits and attachments are Swift 6.2 (Xcode 26).
         let failed = FailureFlag()
@@ -77,6 +89,7 @@ public struct MockServerTrait: TestTrait, SuiteTrait, TestScoping {
         } catch {
             Attachment.record(server.journalExcerpt(limit: 500), named: "mock-server-journal.txt")
             reportViolations(of: server)
+            interception.end()
             await server.stop()
             throw error
         }
@@ -92,6 +105,7 @@ public struct MockServerTrait: TestTrait, SuiteTrait, TestScoping {
         } catch {
             Issue.record(Comment(rawValue: "The mock server saw:\n" + server.journalExcerpt(limit: 50)))
             reportViolations(of: server)
+            interception.end()
             await server.stop()
             throw error
         }
@@ -99,6 +113,7 @@ public struct MockServerTrait: TestTrait, SuiteTrait, TestScoping {
         #endif
         // Requests that break the document fail the test, so they are not written as a contract.
         if reportViolations(of: server) == 0 && passed { recordPact(of: server) }
+        interception.end()
         await server.stop()
     }
 
@@ -144,11 +159,25 @@ extension Trait where Self == MockServerTrait {
     /// `checksRequests: false` for a test that sends such a request on purpose. With
     /// `pact`, the interactions the test made go into that Pact file (`PactRecording`).
     /// `apis` are served beside the built-in APIs (a `MockAPI` of the test's own).
+    ///
+    /// With `intercepting`, requests to those hosts (`market-training.yagom-academy.kr`, or
+    /// `localhost:8080` for one port) are answered by the test's server in process, though
+    /// the client calls its real URL through `URLSession.shared` or a session made from
+    /// `URLSessionConfiguration.default` or `.ephemeral` (on Linux, `URLSession.shared`
+    /// only): `TestMockServer.intercept(_:)`. Interception is process-wide: tests that
+    /// intercept the same host run one at a time, and while one does, requests to that
+    /// host from any test reach its server. Tests that intercept other hosts, or none, run
+    /// beside it as before.
     public static func mockServer(scenario: String = Scenario.happyPath.name, variants: [String] = [],
                                   fixtures: URL? = nil, scenarios: [Scenario] = [], network: NetworkProfile? = nil,
-                                  checksRequests: Bool = true, pact: PactRecording? = nil, apis: [any MockAPI] = []) -> Self {
-        MockServerTrait(scenario: scenario, variants: variants, fixtures: fixtures, scenarios: scenarios, network: network,
-                        checksRequests: checksRequests, pact: pact, apis: apis)
+                                  checksRequests: Bool = true, pact: PactRecording? = nil, apis: [any MockAPI] = [],
+                                  intercepting: [String] = []) -> Self {
+        // Installed as the test is declared: Swift Testing makes a test's traits while it
+        // finds the tests, before any runs, so configurations a client obtains before the
+        // test starts take part as well.
+        if !intercepting.isEmpty { TestMockServer.prepareInterception() }
+        return MockServerTrait(scenario: scenario, variants: variants, fixtures: fixtures, scenarios: scenarios, network: network,
+                               checksRequests: checksRequests, pact: pact, apis: apis, intercepting: intercepting)
     }
 }
 

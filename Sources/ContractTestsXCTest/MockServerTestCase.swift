@@ -34,14 +34,23 @@ open class MockServerTestCase: XCTestCase {
     open var mockPact: PactRecording? { nil }
     /// APIs served beside the built-in ones (a `MockAPI` of the tests' own).
     open var mockAPIs: [any MockAPI] { [] }
+    /// Hosts whose requests each test's server answers in process, though the client calls
+    /// its real URL (`market-training.yagom-academy.kr`, or `localhost:8080` for one port):
+    /// `TestMockServer.intercept(_:)`. Tests that intercept the same host run one at a time,
+    /// and while one does, requests to that host from any test reach its server.
+    open var mockIntercepting: [String] { [] }
 
     /// This test's server (set between `setUp` and `tearDown`).
     public private(set) var mockServer: TestMockServer!
+    /// This test's interception of `mockIntercepting`, ended in `tearDown`.
+    private var mockInterception: HostInterception?
 
     open override func setUp() async throws {
         try await super.setUp()
-        mockServer = try await TestMockServer.start(scenario: mockScenario, variants: mockVariants, fixtures: mockFixtures, network: mockNetwork,
+        let server = try await TestMockServer.start(scenario: mockScenario, variants: mockVariants, fixtures: mockFixtures, network: mockNetwork,
                                                     apis: mockAPIs)
+        mockServer = server
+        mockInterception = try await server.intercept(mockIntercepting)
     }
 
     open override func tearDown() async throws {
@@ -64,8 +73,10 @@ open class MockServerTestCase: XCTestCase {
                 add(attachment)
             }
             #endif
+            mockInterception?.end()
             await mockServer.stop()
         }
+        mockInterception = nil
         mockServer = nil
         try await super.tearDown()
     }

@@ -20,35 +20,31 @@ extension MockEngineTransport {
                            baseURL: "\(scheme)://\(host)\(components.port.map { ":\($0)" } ?? "")", receivedAt: receivedAt)
     }
 
-    /// The plan's status and headers; `Content-Length` is the body's whole length (a
-    /// truncated body promises more than it sends, as on the wire).
+    /// The plan's status and headers (`InProcessExchange.responseHeaders`: `Content-Length`
+    /// is the body's whole length).
     static func responseHead(_ plan: ResponsePlan) -> HTTPResponse {
         var fields = HTTPFields()
-        for field in plan.headers where field.name.lowercased() != "content-length" {
+        for field in InProcessExchange.responseHeaders(plan) {
             guard let name = HTTPField.Name(field.name) else { continue }
             fields.append(HTTPField(name: name, value: field.value))
         }
-        fields[.contentLength] = String(plan.body.count)
         return HTTPResponse(status: .init(code: plan.status), headerFields: fields)
     }
 
-    /// The request a redirect leads to, as URLSession makes it: 301 and 302 turn a POST
-    /// into a GET without a body, 303 any method but HEAD; 307 and 308 keep the method and
-    /// body. Nil when `plan` is no redirect or has no usable `Location`.
+    /// The request a redirect leads to, as URLSession makes it (`InProcessExchange.redirect`).
+    /// Nil when `plan` is no redirect or has no usable `Location`.
     static func redirect(_ request: MockRequest, plan: ResponsePlan, hop: Int, now: Date) throws(URLError) -> MockRequest? {
-        guard [301, 302, 303, 307, 308].contains(plan.status), let location = plan.headers["Location"],
-              let here = URL(string: request.baseURL + request.uri),
-              let target = URL(string: location, relativeTo: here)?.absoluteURL,
-              let components = URLComponents(url: target, resolvingAgainstBaseURL: true) else { return nil }
+        guard let here = URL(string: request.baseURL + request.uri),
+              let redirect = InProcessExchange.redirect(status: plan.status, location: plan.headers["Location"], method: request.method, from: here),
+              let components = URLComponents(url: redirect.url, resolvingAgainstBaseURL: true) else { return nil }
         guard hop < maximumRedirects else { throw URLError(.httpTooManyRedirects) }
         let origin = "\(components.scheme ?? "")://\(components.host ?? "")\(components.port.map { ":\($0)" } ?? "")"
         // In process there is only this engine to answer.
         guard origin == request.baseURL else { throw URLError(.cannotConnectToHost) }
-        var method = request.method
+        let method = redirect.method
         var body = request.body
         var headers = request.headers
-        if (plan.status == 303 && method != "HEAD") || ((plan.status == 301 || plan.status == 302) && method == "POST") {
-            method = "GET"
+        if redirect.dropsBody {
             body = Data()
             headers.remove("Content-Type")
             headers.remove("Content-Length")

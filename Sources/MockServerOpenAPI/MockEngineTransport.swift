@@ -40,7 +40,7 @@ public struct MockEngineTransport: ClientTransport {
     /// URLSession's own default request timeout.
     public static let defaultTimeout: Duration = .seconds(60)
     /// URLSession's limit on redirects in a row.
-    static let maximumRedirects = 16
+    static let maximumRedirects = InProcessExchange.maximumRedirects
 
     /// A transport answering from `engine`, waiting on `clock` (a test clock makes delays
     /// instant and exact).
@@ -58,7 +58,7 @@ public struct MockEngineTransport: ClientTransport {
             let plan = answer(mockRequest)
             let finish: @Sendable () -> Void = { [engine, receivedAt = mockRequest.receivedAt] in engine.completed(plan.journalID, receivedAt: receivedAt) }
             do {
-                try await waitForByte(plan.fault == .hang ? TimeInterval.infinity : plan.delay)
+                try await waitForByte(InProcessExchange.firstByteWait(plan))
                 if let next = try Self.redirect(mockRequest, plan: plan, hop: hop, now: engine.timeSource.now()) {
                     finish()
                     mockRequest = next
@@ -73,29 +73,19 @@ public struct MockEngineTransport: ClientTransport {
         preconditionFailure("unreachable: the redirect loop returns or throws")
     }
 
-    /// The engine's answer, through the admin API as over a socket; the request body's
-    /// time on the profile's uplink is added to the delay (no socket paces its upload).
+    /// The engine's answer, through the admin API as over a socket (`InProcessExchange.answer`).
     func answer(_ request: MockRequest) -> ResponsePlan {
-        var plan = AdminAPI(engine: engine).respond(to: request)
-        if let profile = plan.network {
-            plan.delay += profile.uploadDuration(bytes: request.body.count) * engine.configuration.timeScale
-        }
-        return plan
+        InProcessExchange.answer(request, engine: engine)
     }
 
     /// The response head at once, or the fault's error; the body as the plan paces it.
     func response(_ plan: ResponsePlan, method: String, finish: @escaping @Sendable () -> Void) throws(URLError) -> (HTTPResponse, HTTPBody?) {
-        switch plan.fault {
-        case .hang?: throw URLError(.timedOut)
-        case .connectionReset?, .emptyResponse?: throw URLError(.networkConnectionLost)
-        case .malformedChunk?, .randomDataThenClose?: throw URLError(.cannotParseResponse)
-        case .truncatedBody?, nil: break
-        }
+        if let failure = InProcessExchange.error(for: plan.fault) { throw URLError(failure) }
         let head = Self.responseHead(plan)
         let bytes = method == "HEAD" ? Data() : plan.body
         if plan.fault == .truncatedBody {
             let half = ArraySlice(bytes.prefix(bytes.count / 2))
-            let stream = ResponseBodyStream(bytes: half, pacing: plan.pacing, failure: URLError(.networkConnectionLost), transport: self, finish: finish)
+            let stream = ResponseBodyStream(bytes: half, pacing: plan.pacing, failure: URLError(InProcessExchange.truncationError), transport: self, finish: finish)
             return (head, HTTPBody(stream, length: .known(Int64(bytes.count)), iterationBehavior: .single))
         }
         guard !bytes.isEmpty else {

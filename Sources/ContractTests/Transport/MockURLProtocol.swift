@@ -42,8 +42,19 @@ public class MockURLProtocol: URLProtocol {
     }
 
     public override class func canInit(with request: URLRequest) -> Bool {
-        InProcessRegistry.authority(of: request.url).flatMap(InProcessRegistry.shared.entry(for:)) != nil
+        answerer(for: request.url) != nil
     }
+
+    /// The engine that answers `url` through this class: the registration whose listener
+    /// `url` names (`host:port`). Subclasses answer for other URLs (`InterceptingURLProtocol`).
+    class func answerer(for url: URL?) -> InProcessRegistry.Entry? {
+        InProcessRegistry.authority(of: url).flatMap(InProcessRegistry.shared.entry(for:))
+    }
+
+    /// Whether a request reaches the engine with the `Host` header a socket carries: an
+    /// intercepted request names its real host there, where the journal shows it; a
+    /// request to a registration's listener goes without one.
+    class var sendsHostHeader: Bool { false }
 
     #if canImport(Darwin)
     /// Apple's loading system never shows an upload task's body to a custom protocol
@@ -70,7 +81,7 @@ public class MockURLProtocol: URLProtocol {
     private var isCancelled: Bool { cancelled.current }
 
     /// URLSession's limit on redirects in a row (`URLError.httpTooManyRedirects` past it).
-    static let maximumRedirects = 16
+    static let maximumRedirects = InProcessExchange.maximumRedirects
 
     /// The configuration this request's session was made from, if this class knows it.
     private var configuration: URLSessionConfiguration? {
@@ -83,8 +94,7 @@ public class MockURLProtocol: URLProtocol {
     func timeout(for request: URLRequest) -> TimeInterval {
         if request.timeoutInterval != Self.defaultRequestTimeout && request.timeoutInterval > 0 { return request.timeoutInterval }
         if let configuration { return configuration.timeoutIntervalForRequest }
-        let entry = InProcessRegistry.authority(of: request.url).flatMap(InProcessRegistry.shared.entry(for:))
-        return entry?.requestTimeout ?? request.timeoutInterval
+        return type(of: self).answerer(for: request.url)?.requestTimeout ?? request.timeoutInterval
     }
 
     /// The request as a socket would carry it: the session's headers under the request's
@@ -93,6 +103,9 @@ public class MockURLProtocol: URLProtocol {
         var headers = Self.headers(request.allHTTPHeaderFields ?? [:], sessionHeaders: configuration?.httpAdditionalHeaders)
         let body = try Self.body(of: request, task: task)
         if !body.isEmpty && !headers.contains("Content-Length") { headers.add("Content-Length", String(body.count)) }
+        if type(of: self).sendsHostHeader, !headers.contains("Host"), let host = url.host {
+            headers.add("Host", (host.contains(":") ? "[\(host)]" : host) + (url.port.map { ":\($0)" } ?? ""))
+        }
         var uri = url.path.isEmpty ? "/" : url.path
         if let query = url.query { uri += "?" + query }
         return MockRequest(method: request.httpMethod ?? "GET", uri: uri, headers: headers, body: body,
@@ -115,8 +128,7 @@ public class MockURLProtocol: URLProtocol {
     /// Answers `request` from its engine; a redirect's next request is answered the same
     /// way (`hop` counts them).
     private func load(_ request: URLRequest, hop: Int) {
-        guard let url = request.url, let authority = InProcessRegistry.authority(of: url),
-              let engine = InProcessRegistry.shared.entry(for: authority)?.engine else {
+        guard let url = request.url, let engine = type(of: self).answerer(for: url)?.engine else {
             fail(URLError(.cannotConnectToHost))
             return
         }
@@ -127,17 +139,12 @@ public class MockURLProtocol: URLProtocol {
             fail(error)
             return
         }
-        var answer = AdminAPI(engine: engine).respond(to: mockRequest)
-        // No socket carries the body here: its time on the profile's uplink is waited out.
-        if let profile = answer.network {
-            answer.delay += profile.uploadDuration(bytes: mockRequest.body.count) * engine.configuration.timeScale
-        }
-        let plan = answer
+        let plan = InProcessExchange.answer(mockRequest, engine: engine)
         let this = Unchecked(self)
         let timeout = timeout(for: request)
         // No byte for longer than the timeout (a hang, or a delay past it): URLSession's
         // timeout fires first, as over a socket.
-        if plan.fault == .hang || plan.delay > timeout {
+        if InProcessExchange.firstByteWait(plan) > timeout {
             after(timeout) { this.value.fail(URLError(.timedOut)) }
             return
         }
@@ -182,24 +189,14 @@ public class MockURLProtocol: URLProtocol {
     private func deliver(_ plan: ResponsePlan, request: URLRequest, body requestBody: Data, hop: Int, ended: @escaping @Sendable () -> Void) {
         guard let url = request.url else { return }
         let method = request.httpMethod ?? "GET"
-        switch plan.fault {
-        case .hang?:
-            fail(URLError(.timedOut))
+        if let failure = InProcessExchange.error(for: plan.fault) {
+            // A hang's end never comes (its request timed out before).
+            if plan.fault != .hang { ended() }
+            fail(URLError(failure))
             return
-        case .connectionReset?, .emptyResponse?:
-            ended()
-            fail(URLError(.networkConnectionLost))
-            return
-        case .malformedChunk?, .randomDataThenClose?:
-            ended()
-            fail(URLError(.cannotParseResponse))
-            return
-        case .truncatedBody?, nil:
-            break
         }
         var fields: [String: String] = [:]
-        for field in plan.headers { fields[field.name] = field.value }
-        fields["Content-Length"] = String(plan.body.count)
+        for field in InProcessExchange.responseHeaders(plan) { fields[field.name] = field.value }
         guard let response = HTTPURLResponse(url: url, statusCode: plan.status, httpVersion: "HTTP/1.1", headerFields: fields) else {
             ended()
             fail(URLError(.badServerResponse))
@@ -244,7 +241,7 @@ public class MockURLProtocol: URLProtocol {
             client.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
             if plan.fault == .truncatedBody {
                 client.urlProtocol(self, didLoad: body.prefix(body.count / 2))
-                client.urlProtocol(self, didFailWithError: URLError(.networkConnectionLost))
+                client.urlProtocol(self, didFailWithError: URLError(InProcessExchange.truncationError))
             }
         }
         if plan.fault == .truncatedBody { return }
@@ -278,22 +275,21 @@ public class MockURLProtocol: URLProtocol {
         after(pacing.interval) { this.value.sendPaced(remaining, pacing: pacing, ended: ended) }
     }
 
-    /// The request a redirect leads to, as URLSession makes it: 301, 302 and 303 turn a
-    /// POST into a GET without a body (303 any method but HEAD); 307 and 308 keep the
-    /// method and `body` (as data: a body stream was read already). Nil when `status` is
-    /// no redirect or there is no usable Location.
+    /// The request a redirect leads to, as URLSession makes it (`InProcessExchange.redirect`),
+    /// with `body` as data when it keeps one (a body stream was read already). Nil when
+    /// `status` is no redirect or there is no usable Location.
     static func redirect(_ request: URLRequest, body: Data = Data(), status: Int, location: String?, from url: URL) -> URLRequest? {
-        guard [301, 302, 303, 307, 308].contains(status), let location,
-              let target = URL(string: location, relativeTo: url)?.absoluteURL else { return nil }
+        guard let redirect = InProcessExchange.redirect(status: status, location: location, method: request.httpMethod ?? "GET", from: url) else {
+            return nil
+        }
         var next = request
-        next.url = target
+        next.url = redirect.url
         if request.httpBodyStream != nil {
             next.httpBodyStream = nil
             next.httpBody = body.isEmpty ? nil : body
         }
-        let method = request.httpMethod ?? "GET"
-        if (status == 303 && method != "HEAD") || ((status == 301 || status == 302) && method == "POST") {
-            next.httpMethod = "GET"
+        if redirect.dropsBody {
+            next.httpMethod = redirect.method
             next.httpBody = nil
             next.httpBodyStream = nil
             next.setValue(nil, forHTTPHeaderField: "Content-Type")

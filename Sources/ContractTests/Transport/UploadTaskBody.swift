@@ -8,8 +8,9 @@ import FoundationNetworking
 ///
 /// swift-corelibs-foundation keeps it in the task's `knownBody` (data, a file or a
 /// stream), which `Mirror` reads. Apple's loading system exposes it nowhere: there the
-/// transport declines upload tasks (`MockURLProtocol.canInit(with:)`), and a protocol
-/// asked for one anyway fails it, saying why, instead of sending an empty body.
+/// transport declines upload tasks to a registration's listener
+/// (`MockURLProtocol.canInit(with:)`), and fails those to an intercepted host (which must
+/// not reach the real one), saying why, instead of sending an empty body.
 enum UploadTaskBody {
     static func read(_ task: URLSessionTask) throws(URLError) -> Data {
         #if canImport(FoundationNetworking)
@@ -17,7 +18,7 @@ enum UploadTaskBody {
         #endif
         throw URLError(.cannotDecodeRawData, userInfo: [
             NSLocalizedDescriptionKey: "MockServer's in-process transport cannot read this upload task's body on this platform; "
-                + "run the check over .sockets, or send the body with a data task (URLRequest.httpBody)",
+                + "send the body with a data task (URLRequest.httpBody), or run the check over .sockets",
         ])
     }
 

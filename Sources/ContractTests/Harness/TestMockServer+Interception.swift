@@ -1,0 +1,46 @@
+import Foundation
+
+extension TestMockServer {
+    /// Answers requests to `hosts` from this server's engine, in process, until the
+    /// returned interception ends: requests an unmodified client makes through
+    /// `URLSession.shared`, or through a session made from `URLSessionConfiguration.default`
+    /// or `.ephemeral` (on Apple platforms; see `InterceptingURLProtocol` for the exact
+    /// reach on each platform). Requests to other hosts go out as before.
+    ///
+    /// Each entry is a host (every scheme and port) or `host:port` (`InterceptedHost`). A
+    /// request reaches the engine with its real host, so a host that an API answers to
+    /// (`MockAPI.hosts`, such as Open Market's `market-training.yagom-academy.kr`) is
+    /// answered by that API alone; any other host is answered by every API's routes, as
+    /// the server's own address is.
+    ///
+    /// Interception is process-wide, so tests that intercept the same host name run one at
+    /// a time: this waits while another test intercepts any of `hosts`. While it lasts,
+    /// requests to these hosts from any test reach this server. With no hosts it returns at
+    /// once, takes no lock and installs nothing.
+    ///
+    /// - Parameter hosts: Host names, or `host:port` for one port.
+    /// - Throws: `InterceptionError` for an entry that is no host.
+    public func intercept(_ hosts: [String]) async throws(InterceptionError) -> HostInterception {
+        var parsed: [InterceptedHost] = []
+        for entry in hosts { parsed.append(try InterceptedHost(parsing: entry)) }
+        guard !parsed.isEmpty else { return HostInterception(hosts: [], id: nil, names: []) }
+        InterceptingURLProtocol.install()
+        let names = parsed.map(\.host)
+        await InterceptionLocks.shared.acquire(names)
+        let id = InterceptionTable.shared.add(parsed, engine: engine, requestTimeout: MockURLProtocol.defaultRequestTimeout)
+        return HostInterception(hosts: parsed, id: id, names: names)
+    }
+
+    /// Installs interception ahead of the first test that intercepts a host (`intercept(_:)`
+    /// installs it too), so session configurations obtained from now on take part. Until a
+    /// test intercepts a host, every request goes out as before.
+    public static func prepareInterception() { InterceptingURLProtocol.install() }
+
+    /// Runs `body` while requests to `hosts` are answered by this server (`intercept(_:)`),
+    /// and ends the interception however `body` ends.
+    public func intercepting<T>(_ hosts: [String], _ body: () async throws -> T) async throws -> T {
+        let interception = try await intercept(hosts)
+        defer { interception.end() }
+        return try await body()
+    }
+}

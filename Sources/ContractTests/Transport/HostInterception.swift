@@ -1,0 +1,79 @@
+import Foundation
+import MockServer
+import Scenarios
+
+/// Requests to some hosts, answered in process by one test's engine until `end()`
+/// (`TestMockServer.intercept(_:)`). While it lasts no other test intercepts these host
+/// names: one that asks waits (`InterceptionLocks`).
+///
+/// Interception is process-wide, as the URL loading system's protocol registration is:
+/// while it lasts, every intercepted request (through `URLSession.shared` or a session
+/// made from `URLSessionConfiguration.default` or `.ephemeral`) to these hosts reaches
+/// this engine, whichever test sent it.
+public final class HostInterception: Sendable {
+    /// The hosts intercepted.
+    public let hosts: [InterceptedHost]
+    private let id: Int?
+    private let names: [String]
+    private let ended = Locked(false)
+
+    init(hosts: [InterceptedHost], id: Int?, names: [String]) {
+        self.hosts = hosts
+        self.id = id
+        self.names = names
+    }
+
+    /// Stops intercepting, then lets the next test waiting for one of these host names
+    /// start. Only the first call does anything.
+    public func end() {
+        let first = ended.withLock { ended in
+            defer { ended = true }
+            return !ended
+        }
+        guard first else { return }
+        if let id { InterceptionTable.shared.remove(id) }
+        InterceptionLocks.shared.release(names)
+    }
+
+    /// An interception dropped without `end()` ends here, so its hosts are never held forever.
+    deinit { end() }
+}
+
+/// The hosts intercepted now and the engine answering each: what
+/// `InterceptingURLProtocol` consults for every request once installed. Bounded by the
+/// tests running at once; an interception leaves when it ends.
+final class InterceptionTable: Sendable {
+    static let shared = InterceptionTable()
+
+    private struct Interception {
+        let id: Int
+        let hosts: [InterceptedHost]
+        let answerer: InProcessRegistry.Entry
+    }
+
+    private let state = Locked((next: 1, active: [Interception]()))
+
+    func add(_ hosts: [InterceptedHost], engine: MockEngine, requestTimeout: TimeInterval) -> Int {
+        state.withLock { state in
+            let id = state.next
+            state.next += 1
+            state.active.append(Interception(id: id, hosts: hosts, answerer: InProcessRegistry.Entry(engine: engine, requestTimeout: requestTimeout)))
+            return id
+        }
+    }
+
+    func remove(_ id: Int) {
+        state.withLock { $0.active.removeAll { $0.id == id } }
+    }
+
+    /// The engine intercepting `url`'s host and port, if one is.
+    func answerer(for url: URL?) -> InProcessRegistry.Entry? {
+        guard let url else { return nil }
+        return state.withLock { state in
+            state.active.isEmpty ? nil : state.active.first { $0.hosts.contains { $0.covers(url) } }?.answerer
+        }
+    }
+
+    /// How many interceptions are in force (the tests' view).
+    var count: Int { state.withLock { $0.active.count } }
+}

@@ -1,0 +1,21 @@
+import ContractTests
+import ContractTestsXCTest
+import Foundation
+import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `MockServerTestCase` intercepts too: `mockIntercepting` names the hosts.
+final class MockServerTestCaseInterceptionTests: MockServerTestCase {
+    override var mockIntercepting: [String] { ["market-training.yagom-academy.kr"] }
+
+    func testTheSharedSessionGetsTheMocksPage() async throws {
+        let url = try XCTUnwrap(URL(string: "https://market-training.yagom-academy.kr/api/products?page_no=1&items_per_page=2"))
+        let (data, response) = try await URLSession.shared.data(from: url)
+        XCTAssertEqual((response as? HTTPURLResponse)?.statusCode, 200)
+        let page = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        XCTAssertEqual((page["pages"] as? [Any])?.count, 2)
+        try await mockServer.expectations.expect(.get("/api/products"), .exactly(1))
+    }
+}
