@@ -28,7 +28,7 @@ public final class OpenAPIDocument: Sendable {
     /// Collections and their items, as the paths say (`/pets`, `/pets/{id}`).
     let collections: [ResourceCollection]
 
-    init(file: String, json: JSONValue, exampleOrder: [String: [String]]) {
+    init(file: String, json: JSONValue) {
         self.file = file
         self.json = json
         validator = SchemaValidator(document: json)
@@ -41,7 +41,7 @@ public final class OpenAPIDocument: Sendable {
             let shared = (item["parameters"]?.arrayValue ?? []).map(validator.resolved)
             for (method, operation) in (item.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) where RequestConformance.methods.contains(method) {
                 let made = DocumentOperation(method: method.uppercased(), path: path, operation: operation, shared: shared,
-                                             validator: validator, exampleOrder: exampleOrder, warnings: &warnings)
+                                             validator: validator, warnings: &warnings)
                 operations.append(made)
             }
         }
@@ -86,7 +86,7 @@ struct DocumentOperation: Sendable {
     let security: SecurityRequirements
 
     init(method: String, path: String, operation: JSONValue, shared: [JSONValue], validator: SchemaValidator,
-         exampleOrder: [String: [String]], warnings: inout [String]) {
+         warnings: inout [String]) {
         self.method = method
         self.path = path
         let name = operation["operationId"]?.stringValue ?? "\(method) \(path)"
@@ -105,8 +105,7 @@ struct DocumentOperation: Sendable {
         }
         var responses: [DocumentResponse] = []
         for (code, response) in (operation["responses"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
-            let made = DocumentResponse(code: code, response: validator.resolved(response), validator: validator,
-                                        order: { exampleOrder[ExampleKey.make(method: method, path: path, status: code, mediaType: $0)] ?? [] })
+            let made = DocumentResponse(code: code, response: validator.resolved(response), validator: validator)
             if !made.contents.isEmpty, made.contents.allSatisfy({ $0.isXML }) {
                 warnings.append("\(method) \(path) \(code): an XML-only body (\(made.contents.map(\.type).joined(separator: ", "))) is answered with its example text or empty")
             }
@@ -153,7 +152,7 @@ struct DocumentResponse: Sendable {
     struct Content: Sendable {
         let type: String
         let schema: JSONValue?
-        /// The media type's `example`, then its `examples` in the document's order.
+        /// The media type's `example`, then its `examples` by name (JSON objects keep no order).
         let examples: [(name: String, value: JSONValue)]
         let externalExamples: Int
         var isJSON: Bool { DocumentResponse.isJSON(type) }
@@ -173,7 +172,7 @@ struct DocumentResponse: Sendable {
     let contents: [Content]
     let headers: [Header]
 
-    init(code: String, response: JSONValue, validator: SchemaValidator, order: (String) -> [String]) {
+    init(code: String, response: JSONValue, validator: SchemaValidator) {
         self.code = code
         if let number = Int(code) {
             status = number
@@ -191,8 +190,7 @@ struct DocumentResponse: Sendable {
             var external = 0
             if let example = media["example"] { examples.append((name: "example", value: example)) }
             let named = media["examples"]?.objectValue ?? [:]
-            let ordered = order(type) + named.keys.sorted().filter { !order(type).contains($0) }
-            for exampleName in ordered {
+            for exampleName in named.keys.sorted() {
                 guard let entry = named[exampleName].map(validator.resolved) else { continue }
                 if let value = entry["value"] {
                     examples.append((name: exampleName, value: value))

@@ -58,7 +58,20 @@ public struct DocumentSimulator: ServedAPI {
     func answer(_ operation: DocumentOperation, base: String, _ request: MockRequest) -> ResponsePlan {
         let prefer = Prefer(request)
         if !operation.security.isSatisfied(by: request) { return unauthorized(operation, request) }
-        if strict, let violations = document.conformance.violations(of: request), !violations.isEmpty {
+        let violations = document.conformance.violations(of: request) ?? []
+        // A more literal path of the document that lacks this method (`DELETE /pets/mine`
+        // beside `DELETE /pets/{id}`) is that path's 405, as its server answers.
+        if let wrongMethod = violations.first(where: { $0.path == "$.method" }) {
+            var plan = ResponsePlan.error(405, wrongMethod.reason)
+            let allowed = document.operations.filter { operation in
+                document.basePaths.contains { base in request.path.hasPrefix(base) && PathPattern(base + operation.path).match(request.path) != nil }
+            }
+            let methods = Set(allowed.map(\.method)).sorted()
+            let literal = methods.isEmpty ? [] : methods
+            plan.headers.add("Allow", literal.joined(separator: ", "))
+            return plan
+        }
+        if strict, !violations.isEmpty {
             return rejection(operation, violations, request)
         }
         if stateful, !prefer.choosesAnswer, let plan = stateAnswer(operation, base: base, request, prefer) { return plan }

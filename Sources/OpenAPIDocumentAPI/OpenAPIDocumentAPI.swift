@@ -6,8 +6,8 @@ import Scenarios
 ///
 /// Every operation answers under the path of the document's `servers` URL (`/api` for
 /// `https://example.com/api` or `/api`; the root without servers), and to the servers'
-/// host names. The body is the document's example (the media type's `example`, its first
-/// `examples` entry, the schema's `example`), else a value made from the schema, the same
+/// host names. The body is the document's example (the media type's `example`, its
+/// `examples` entry first by name, the schema's `example`), else a value made from the schema, the same
 /// for the same seed. The status is the lowest documented 2xx (else `default`). A request
 /// can ask for another documented answer with `Prefer: code=404`, a named example with
 /// `Prefer: example=NAME`, and a fresh value with `Prefer: dynamic=true`.
@@ -77,7 +77,7 @@ public struct OpenAPIDocumentAPI: MockAPI {
     /// The document at `url`, read and checked.
     public static func read(_ url: URL) throws(FixtureError) -> OpenAPIDocument {
         let loaded = try DocumentLoader.load(url)
-        return OpenAPIDocument(file: url.path, json: loaded.json, exampleOrder: loaded.exampleOrder)
+        return OpenAPIDocument(file: url.path, json: loaded.json)
     }
 
     /// The name an API gets from its file: `Pet Store.yaml` is `pet-store`.

@@ -52,6 +52,25 @@ import Testing
         #expect(violations("GET", "/v1/items/3?api_key=k") == [], "a credential is no unknown parameter")
     }
 
+    /// Form bodies are read as the object their schema describes; empty names and values
+    /// are read, not trapped on.
+    @Test func formBodiesAreChecked() {
+        let form = RequestConformance(documents: [[
+            "openapi": "3.1.0",
+            "paths": ["/f": ["post": ["requestBody": ["content": ["application/x-www-form-urlencoded": ["schema": [
+                "type": "object", "required": ["n"], "properties": ["n": ["type": "integer", "format": "int32"], "tags": ["type": "array", "items": ["type": "string"]]]]]]],
+                                      "responses": ["200": ["description": "ok"]]]]],
+        ]])
+        func check(_ body: String) -> [String]? {
+            form.violations(of: MockRequest(method: "POST", uri: "/f", headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(body.utf8)))?.map(\.description)
+        }
+        #expect(check("n=3&tags=a&tags=b") == [])
+        #expect(check("n=3") == [], "a list left out is empty")
+        #expect(check("n=2147483648")?.first?.contains("int32") == true)
+        #expect(check("=&=x&n=1") != nil)
+        #expect(check("tags=a")?.first?.contains("\"n\"") == true)
+    }
+
     @Test func referencedBodiesAndNewKeywordsAreChecked() {
         #expect(violations("POST", "/v1/items/3", body: #"{"name": "ok", "kind": 2}"#) == [])
         #expect(violations("POST", "/v1/items/3", body: #"{"name": "x"}"#)?.first?.contains("at least 2") == true)

@@ -133,5 +133,5 @@ struct ResponsePlanBox: Error {
 
 extension DocumentResponse {
     /// The answer of an operation that documents none.
-    static let empty = DocumentResponse(code: "200", response: [:], validator: SchemaValidator(document: [:]), order: { _ in [] })
+    static let empty = DocumentResponse(code: "200", response: [:], validator: SchemaValidator(document: [:]))
 }

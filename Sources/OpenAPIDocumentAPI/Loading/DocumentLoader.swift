@@ -10,9 +10,6 @@ enum DocumentLoader {
     struct Loaded: Sendable {
         /// The document as OpenAPI 3.1 (or 3.2) JSON, external references resolved.
         let json: JSONValue
-        /// The names of each content's `examples`, in the document's order, by
-        /// `ExampleKey.make(method:path:status:mediaType:)`.
-        let exampleOrder: [String: [String]]
     }
 
     static func load(_ url: URL) throws(FixtureError) -> Loaded {
@@ -60,7 +57,7 @@ enum DocumentLoader {
         guard let json = JSONValue(parsing: encoded) else {
             throw FixtureError(file: file, jsonPath: "", reason: "cannot be written as OpenAPI 3.1")
         }
-        return Loaded(json: nullableCombinators(json), exampleOrder: exampleOrder(document))
+        return Loaded(json: nullableCombinators(json))
     }
 
     /// OpenAPIKit writes a nullable `allOf`/`anyOf`/`oneOf` (a 3.0 `nullable: true`, or a
@@ -83,32 +80,5 @@ enum DocumentLoader {
         default:
             return value
         }
-    }
-
-    /// The order of each response content's named examples, which JSON objects lose.
-    private static func exampleOrder(_ document: OpenAPIKit.OpenAPI.Document) -> [String: [String]] {
-        var order: [String: [String]] = [:]
-        for (path, item) in document.paths {
-            guard let pathItem = item.pathItemValue else { continue }
-            for endpoint in pathItem.endpoints {
-                for (status, either) in endpoint.operation.responses {
-                    guard let response = either.b ?? either.a.flatMap({ try? document.components.lookup($0) }) else { continue }
-                    for (type, either) in response.content {
-                        guard let content = either.b ?? either.a.flatMap({ try? document.components.lookup($0) }),
-                              let names = content.examples?.keys, !names.isEmpty else { continue }
-                        let key = ExampleKey.make(method: endpoint.method.rawValue, path: path.rawValue, status: status.rawValue,
-                                                  mediaType: type.rawValue)
-                        order[key] = Array(names)
-                    }
-                }
-            }
-        }
-        return order
-    }
-}
-
-enum ExampleKey {
-    static func make(method: String, path: String, status: String, mediaType: String) -> String {
-        method.uppercased() + " " + path + " " + status + " " + mediaType.lowercased()
     }
 }

@@ -19,9 +19,27 @@ struct ReferenceBundler {
     private var hoisted: [String: JSONValue] = [:]
     private var takenNames: Set<String>
 
+    /// The root document's schemas by `$id` and `$anchor` (JSON Schema 2020-12), as pointers.
+    private var identified: [String: String] = [:]
+    private var anchors: [String: String] = [:]
+
     init(root: URL, document: JSONValue) {
         self.root = root.standardizedFileURL
         takenNames = Set(document["components"]?["schemas"]?.objectValue?.keys.map { $0 } ?? [])
+        index(document, at: "")
+    }
+
+    private mutating func index(_ value: JSONValue, at pointer: String) {
+        switch value {
+        case .object(let members):
+            if let id = members["$id"]?.stringValue { identified[id] = pointer }
+            if let anchor = members["$anchor"]?.stringValue { anchors[anchor] = pointer }
+            for (key, member) in members { index(member, at: pointer + "/" + JSONPointer.escape(key)) }
+        case .array(let items):
+            for (offset, item) in items.enumerated() { index(item, at: pointer + "/\(offset)") }
+        default:
+            break
+        }
     }
 
     /// `document` (the root file's value) with every external reference resolved.
@@ -60,6 +78,14 @@ struct ReferenceBundler {
         let location = String(parts[0])
         let fragment = parts.count > 1 ? String(parts[1]) : ""
         let target: URL
+        if file == root, let base = location.isEmpty ? (fragment.hasPrefix("/") || fragment.isEmpty ? nil : "") : identified[location] {
+            // A schema named by its `$id`, or an `$anchor`: a pointer into the document.
+            let named = fragment.isEmpty ? base : fragment.hasPrefix("/") ? base + fragment : anchors[fragment]
+            guard let named else {
+                throw FixtureError(file: file.path, jsonPath: pointer + "/$ref", reason: "\(reference) names no $anchor of the document")
+            }
+            return .object(siblings.merging(["$ref": .string("#" + named)]) { _, new in new })
+        }
         if location.isEmpty {
             if file == root { return .object(siblings) }   // stays an internal reference
             target = file

@@ -27,7 +27,11 @@ extension DocumentSimulator {
         if store.item(id, in: key) == nil {
             // An id this server never made: 404 where documented (always once deleted),
             // else the document's answer.
-            guard store.wasDeleted(id, in: key) || operation.documents(404) else { return nil }
+            guard store.wasDeleted(id, in: key) || operation.documents(404) else {
+                // Deleting it still means it is gone from now on.
+                if operation.method == "DELETE" { store.markDeleted(id, in: key) }
+                return nil
+            }
             return notFound(operation, id, request)
         }
         switch operation.method {
@@ -53,11 +57,14 @@ extension DocumentSimulator {
     }
 
     private func create(_ operation: DocumentOperation, _ collection: ResourceCollection, key: String, _ request: MockRequest, _ prefer: Prefer) -> ResponsePlan? {
-        guard case .object(let fields)? = JSONValue(parsing: request.body) else { return nil }
+        // A body that is no JSON object (a form, XML) still creates an item, of made values.
+        var fields: [String: JSONValue] = [:]
+        if case .object(let given)? = JSONValue(parsing: request.body) { fields = given }
         var item = collection.itemSchema.map { answers.value($0, key: "item \(collection.itemPath)") } ?? [:]
         item = overlay(item, with: .object(fields), schema: collection.itemSchema)
         let id: JSONValue
-        if let property = collection.idProperty, let given = fields[property], given != .null {
+        if let property = collection.idProperty, let given = fields[property], given != .null,
+           document.validator.problems(given, against: collection.idSchema).isEmpty, given.doubleValue.map({ abs($0) < 9.0e15 }) ?? true {
             id = given
         } else {
             id = store.nextID(in: key, schema: collection.idSchema, seed: answers.seed)
@@ -130,7 +137,7 @@ extension DocumentSimulator {
         let properties = schema.map { ResourceCollection.flattenedProperties($0, validator: validator) } ?? [:]
         let closed = schema.map(validator.resolved)?["additionalProperties"] == .bool(false)
         var placed = false
-        for (name, value) in given {
+        for (name, value) in given where Self.keepsIntegers(value) {
             if let property = properties[name] {
                 guard validator.problems(value, against: property).isEmpty else { continue }
                 members[name] = value
@@ -145,5 +152,16 @@ extension DocumentSimulator {
             members[name] = overlay(inner, with: fields, schema: wrapped, depth: depth + 1)
         }
         return .object(members)
+    }
+
+    /// Whether every integer in `value` is written back as one: the engine's JSON numbers
+    /// are doubles, exact up to 2^53, and larger integers would come back as `1.2e+17`.
+    static func keepsIntegers(_ value: JSONValue) -> Bool {
+        switch value {
+        case .number(let number): return number.rounded() != number || abs(number) < 9.0e15
+        case .array(let items): return items.allSatisfy(keepsIntegers)
+        case .object(let members): return members.values.allSatisfy(keepsIntegers)
+        default: return true
+        }
     }
 }

@@ -72,6 +72,20 @@ final class ResourceStore: Sendable {
         }
     }
 
+    /// Notes `id` as deleted in `collection` though it was never created here.
+    func markDeleted(_ id: String, in collection: String) {
+        state.withLock { state in
+            if state.collections[collection] == nil {
+                state.order.append(collection)
+                if state.order.count > Self.maximumCollections { state.collections[state.order.removeFirst()] = nil }
+            }
+            var found = state.collections[collection] ?? Collection()
+            if !found.deleted.contains(id) { found.deleted.append(id) }
+            if found.deleted.count > Self.maximumItems { found.deleted.removeFirst() }
+            state.collections[collection] = found
+        }
+    }
+
     /// Removes `id` from `collection`; whether it was there.
     func delete(_ id: String, in collection: String) -> Bool {
         state.withLock { state in

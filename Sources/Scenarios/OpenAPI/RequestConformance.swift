@@ -274,10 +274,42 @@ public struct RequestConformance: Sendable {
             }
             return operation.validator.problems(json, against: schema, at: "$.body").map(Self.violation)
         }
+        if mediaType == "application/x-www-form-urlencoded" {
+            return checkForm(request.body, schema: schema, operation)
+        }
         if mediaType == "multipart/form-data" {
             return checkMultipart(request, given, schema: schema, encoding: media["encoding"]?.objectValue ?? [:], operation)
         }
         return []
+    }
+
+    /// A form body (`a=1&b=x`) as the object its schema describes, each value read as
+    /// its property's type, against the schema.
+    private func checkForm(_ body: Data, schema: JSONValue, _ operation: Operation) -> [RequestViolation] {
+        let resolved = operation.validator.resolved(schema)
+        let properties = resolved["properties"]?.objectValue ?? [:]
+        var members: [String: JSONValue] = [:]
+        for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map { String($0).replacingOccurrences(of: "+", with: " ") }
+            let name = parts[0].removingPercentEncoding ?? parts[0]
+            let text = parts.count > 1 ? (parts[1].removingPercentEncoding ?? parts[1]) : ""
+            let property = operation.validator.resolved(properties[name] ?? [:])
+            let value = Self.typed(text, as: SchemaValidator.typeNames(property["type"] ?? .null))
+            if case .array(let items)? = members[name] {
+                members[name] = .array(items + [value])
+            } else if SchemaValidator.typeNames(property["type"] ?? .null) == ["array"] {
+                let itemTypes = SchemaValidator.typeNames(operation.validator.resolved(property["items"] ?? [:])["type"] ?? .null)
+                members[name] = .array([Self.typed(text, as: itemTypes)])
+            } else {
+                members[name] = value
+            }
+        }
+        // A form cannot write an empty list: a list property it leaves out is empty.
+        for (name, property) in properties where members[name] == nil
+            && SchemaValidator.typeNames(operation.validator.resolved(property)["type"] ?? .null) == ["array"] {
+            members[name] = .array([])
+        }
+        return operation.validator.problems(.object(members), against: schema, at: "$.body").map(Self.violation)
     }
 
     private func checkMultipart(_ request: MockRequest, _ contentType: String, schema: JSONValue, encoding: [String: JSONValue],

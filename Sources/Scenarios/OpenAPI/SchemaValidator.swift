@@ -56,6 +56,9 @@ public struct SchemaValidator: Sendable {
         case .number(let number):
             if let minimum = keywords["minimum"], let bound = minimum.doubleValue, number < bound { found.append("\(path): \(value) is below \(minimum)") }
             if let maximum = keywords["maximum"], let bound = maximum.doubleValue, number > bound { found.append("\(path): \(value) is above \(maximum)") }
+            if let format = keywords["format"]?.stringValue, let range = Self.integerRanges[format], !range.contains(number) {
+                found.append("\(path): \(value) is out of the \(format) range")
+            }
             if let bound = keywords["exclusiveMinimum"]?.doubleValue, number <= bound { found.append("\(path): \(value) is not above \(bound)") }
             if let bound = keywords["exclusiveMaximum"]?.doubleValue, number >= bound { found.append("\(path): \(value) is not below \(bound)") }
             if let step = keywords["multipleOf"]?.doubleValue, step > 0, abs((number / step).rounded() - number / step) > 1e-9 {
@@ -85,6 +88,12 @@ public struct SchemaValidator: Sendable {
         }
         return found
     }
+
+    /// The values integer formats can hold.
+    static let integerRanges: [String: ClosedRange<Double>] = [
+        "int32": Double(Int32.min)...Double(Int32.max),
+        "int64": Double(Int64.min)...Double(Int64.max),
+    ]
 
     /// The shapes of the string formats checked beyond uri and uuid (RFC 3339, a simple address).
     static let formatShapes: [String: String] = [
