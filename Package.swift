@@ -23,6 +23,9 @@ let package = Package(
         .library(name: "MockRecording", targets: ["MockRecording"]),
         // A swift-openapi-runtime `ClientTransport` answering from an engine in process.
         .library(name: "MockServerOpenAPI", targets: ["MockServerOpenAPI"]),
+        // Any API from its OpenAPI document (OpenAPIKit, Yams), and its `.mockServer(api:)` trait.
+        .library(name: "OpenAPIDocumentAPI", targets: ["OpenAPIDocumentAPI"]),
+        .library(name: "OpenAPIDocumentAPITesting", targets: ["OpenAPIDocumentAPITesting"]),
         .executable(name: "mock-server", targets: ["mock-server"]),
         .executable(name: "mock-server-record", targets: ["mock-server-record"]),
     ],
@@ -38,8 +41,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.0"),
         // Documentation only: `swift package generate-documentation` builds the DocC catalogs.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
-        // Tests only: a real OpenAPI library validates the documents the mock serves.
+        // OpenAPIDocumentAPI reads users' documents with it; tests validate the shipped
+        // documents with it.
         .package(url: "https://github.com/mattpolzin/OpenAPIKit.git", from: "6.4.0"),
+        // OpenAPIDocumentAPI: YAML documents.
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
         // MockServerOpenAPI: the transport protocol of clients made by swift-openapi-generator.
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
@@ -79,6 +85,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
@@ -106,6 +113,20 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // An API served from a user's OpenAPI document. Only this target (with its testing
+        // adapter, the CLI and tests) compiles OpenAPIKit and Yams.
+        .target(
+            name: "OpenAPIDocumentAPI",
+            dependencies: [
+                "Scenarios",
+                .product(name: "OpenAPIKit", package: "OpenAPIKit"),
+                .product(name: "OpenAPIKit30", package: "OpenAPIKit"),
+                .product(name: "OpenAPIKitCompat", package: "OpenAPIKit"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        // `.mockServer(api: URL)` for Swift Testing: the trait of ContractTestsTesting with a document's API.
+        .target(name: "OpenAPIDocumentAPITesting", dependencies: ["OpenAPIDocumentAPI", "ContractTestsTesting", "ContractTests", "Scenarios"]),
         // Recording through a proxy: URLSession (FoundationNetworking on Linux, which
         // loads libcurl), so it is kept out of the serving binary.
         .target(name: "MockRecording", dependencies: ["MockServer", "Scenarios", "MockFixtures", .product(name: "Logging", package: "swift-log")]),
@@ -124,6 +145,7 @@ let package = Package(
                 "MockServer",
                 "MockServerTLS",
                 "MockServerCLI",
+                "OpenAPIDocumentAPI",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -175,6 +197,11 @@ let package = Package(
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
+        ),
+        .testTarget(
+            name: "OpenAPIDocumentAPITests",
+            dependencies: ["OpenAPIDocumentAPI", "OpenAPIDocumentAPITesting", "ContractTestsTesting", "ContractTests", "Scenarios", "MockFixtures"],
+            resources: [.copy("Documents")]
         ),
         // Runs the built `mock-server` binary as a user would (exit codes, signals, --help).
         .testTarget(name: "CLITests", dependencies: ["mock-server", "mock-server-record", "MockFixtures", "TestSupport"]),

@@ -7,11 +7,12 @@ import MockServerCLI
 import MockServerTLS
 import NIOCore
 import NIOPosix
+import OpenAPIDocumentAPI
 import Scenarios
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Serve both APIs from fixtures (the default command).",
+        abstract: "Serve the built-in APIs from fixtures, and the APIs of OpenAPI documents given with --api (the default command).",
         discussion: "Prints exactly one line, `Listening on http://HOST:PORT`, to standard output once the port is bound.")
 
     @Option(help: "The address to listen on.")
@@ -103,6 +104,12 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("map"), help: ArgumentHelp("Answer requests to HOST (its Host header) with API alone, as for the APIs' own hosts; repeat for several. API is one of: \(BuiltInAPIs.all.map(\.name).joined(separator: ", ")).", valueName: "host=api"))
     var map: [String] = []
 
+    @Option(name: .customLong("api"), help: ArgumentHelp("Serve the API of this OpenAPI 3.0 or 3.1 document (YAML or JSON) beside the built-in ones, under its servers URL's path; repeat for several. Its name (for /__admin/openapi/NAME and --map) is the file's name in lower case; give another as NAME=FILE.", valueName: "file"))
+    var api: [String] = []
+
+    @Flag(help: "With --api, answer every request from the document alone: POST to a collection keeps nothing for a later GET.")
+    var stateless = false
+
     func validate() throws {
         if let problem = settings.problem { throw ValidationError(problem) }
     }
@@ -116,7 +123,7 @@ struct Serve: AsyncParsableCommand {
                       idleTimeout: idleTimeout, headTimeout: headTimeout, maxHeadSize: maxHeadSize,
                       maxConnections: maxConnections, adminToken: adminToken, adminOpen: adminOpen, network: network,
                       tls: tls, tlsPort: tlsPort, caDirectory: caDirectory, san: san, noHTTP2: noHTTP2, tlsCert: tlsCert, tlsKey: tlsKey,
-                      maps: map)
+                      maps: map, documents: api, stateless: stateless)
     }
 
     func run() async throws {
@@ -159,6 +166,9 @@ struct ServeSettings: Equatable, Sendable {
     var tlsKey: String?
     /// `--map HOST=API` values.
     var maps: [String] = []
+    /// `--api [NAME=]FILE` values.
+    var documents: [String] = []
+    var stateless = false
 
     static let defaults = ServeSettings()
 
@@ -202,7 +212,40 @@ struct ServeSettings: Equatable, Sendable {
         }
         if (tlsCert == nil) != (tlsKey == nil) { return "--tls-cert and --tls-key go together" }
         if case .failure(let problem) = hostMap { return problem.description }
+        var names = Set(BuiltInAPIs.all.map(\.name))
+        for (name, _) in documentFiles where !names.insert(name).inserted {
+            return "--api: the API name \"\(name)\" is taken (built-in APIs: \(BuiltInAPIs.all.map(\.name).joined(separator: ", "))); name it with --api NAME=FILE"
+        }
+        if stateless && documents.isEmpty { return "--stateless needs --api" }
         return nil
+    }
+
+    /// `--api` values as API name and file: `NAME=FILE`, or the file, named by its file name.
+    var documentFiles: [(name: String, file: String)] {
+        documents.map { value in
+            if let equals = value.firstIndex(of: "="), !FileManager.default.fileExists(atPath: value) {
+                let name = String(value[..<equals]).lowercased()
+                if !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) {
+                    return (name, String(value[value.index(after: equals)...]))
+                }
+            }
+            return (OpenAPIDocumentAPI.name(of: URL(fileURLWithPath: value)), value)
+        }
+    }
+
+    /// The APIs of the `--api` documents, read now; their problems with file and pointer.
+    func documentAPIs() throws(FixtureError) -> [OpenAPIDocumentAPI] {
+        var apis: [OpenAPIDocumentAPI] = []
+        var problems: [FixtureProblem] = []
+        for (name, file) in documentFiles {
+            do {
+                apis.append(try OpenAPIDocumentAPI(contentsOf: URL(fileURLWithPath: file), name: name, stateful: !stateless))
+            } catch {
+                problems += error.problems
+            }
+        }
+        guard problems.isEmpty else { throw FixtureError(problems) }
+        return apis
     }
 
     /// `--map` as host to API name, or what is wrong with one of them.
@@ -218,8 +261,9 @@ struct ServeSettings: Equatable, Sendable {
             guard isName else {
                 return .failure(MapProblem(description: "--map \(value): \(parts[0]) is not a host name (give it without scheme or port)"))
             }
-            guard BuiltInAPIs.all.contains(where: { $0.name == api }) else {
-                return .failure(MapProblem(description: "--map \(value): unknown API \"\(parts[1])\"; choose from: \(BuiltInAPIs.all.map(\.name).joined(separator: ", "))"))
+            let known = BuiltInAPIs.all.map(\.name) + documentFiles.map(\.name)
+            guard known.contains(api) else {
+                return .failure(MapProblem(description: "--map \(value): unknown API \"\(parts[1])\"; choose from: \(known.joined(separator: ", "))"))
             }
             map[host] = api
         }
@@ -254,9 +298,21 @@ struct ServeSettings: Equatable, Sendable {
         let engine: MockEngine
         logger.debug("reading fixtures", metadata: ["folder": "\(fixturesDirectory.path)"])
         do {
+            let documentAPIs = try documentAPIs()
+            for api in documentAPIs {
+                let document = try api.document()
+                logger.info("serving an OpenAPI document", metadata: [
+                    "api": "\(api.name)", "file": "\(document.file)", "operations": "\(document.operationCount)",
+                    "paths": "\(document.basePaths.map { $0.isEmpty ? "/" : $0 }.joined(separator: ", "))",
+                    "hosts": "\(api.hosts.joined(separator: ", "))"])
+                for warning in document.warnings {
+                    logger.warning("not served: \(warning)", metadata: ["api": "\(api.name)"])
+                }
+            }
             let selection = try ScenarioOption.resolve(scenario)
             engine = try MockEngine(configuration: EngineConfiguration(
                 fixturesDirectory: fixturesDirectory,
+                apis: BuiltInAPIs.all + documentAPIs,
                 variants: variants.chosen,
                 hostMap: (try? hostMap.get()) ?? [:],
                 journalCapacity: journalCapacity,

@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
 import MockServerCLI
+import OpenAPIDocumentAPI
 import Scenarios
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check scenario files and fixture folders; report every problem with file, JSON path and reason.",
-        discussion: "A path may be a scenario file, a fixture folder (holding a folder per API: restaurant/, openmarket/), or a fixture file inside one. Exit status 0 when all are valid, 2 otherwise.")
+        abstract: "Check scenario files, fixture folders and OpenAPI documents; report every problem with file, JSON path and reason.",
+        discussion: "A path may be a scenario file, a fixture folder (holding a folder per API: restaurant/, openmarket/), a fixture file inside one, or an OpenAPI document for --api (a YAML file, or JSON with an \"openapi\" key; what the mock would not serve of it is printed as warnings). Exit status 0 when all are valid, 2 otherwise.")
 
     @Argument(help: ArgumentHelp("Files or folders to check.", valueName: "path"))
     var paths: [String]
@@ -40,6 +41,12 @@ struct Validate: ParsableCommand {
                 }
                 return []
             }
+            if isOpenAPIDocument(url) {
+                for warning in try OpenAPIDocumentAPI.read(url).warnings {
+                    FileHandle.standardError.write(Data("warning: \(url.path): not served: \(warning)\n".utf8))
+                }
+                return []
+            }
             let folder = url.deletingLastPathComponent()
             if Self.apiFolders.contains(folder.lastPathComponent) {
                 _ = try FixtureSet.load(from: folder.deletingLastPathComponent())
@@ -51,4 +58,13 @@ struct Validate: ParsableCommand {
             return error.problems
         }
     }
+}
+
+/// Whether `url` is an OpenAPI document rather than a scenario or fixture file: YAML, or
+/// JSON whose top level has `openapi` (or `swagger`, to be told it is not read).
+private func isOpenAPIDocument(_ url: URL) -> Bool {
+    let type = url.pathExtension.lowercased()
+    if type == "yaml" || type == "yml" { return true }
+    guard type == "json", let data = FileManager.default.contents(atPath: url.path), let value = JSONValue(parsing: data) else { return false }
+    return value["openapi"] != nil || value["swagger"] != nil
 }

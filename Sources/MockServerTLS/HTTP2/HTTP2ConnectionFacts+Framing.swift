@@ -1,6 +1,7 @@
 import Foundation
 import MockServer
 import NIOCore
+import NIOFoundationCompat
 import NIOHPACK
 import NIOHTTP1
 import NIOHTTP2

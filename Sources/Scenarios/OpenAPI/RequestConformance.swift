@@ -32,16 +32,19 @@ public struct RequestConformance: Sendable {
         let place: String
         let required: Bool
         let schema: JSONValue
+        /// An array query parameter given as several values (`ids=1&ids=2`), OpenAPI's default.
+        let explode: Bool
         /// Made once, not per request: where a violation is (`$.query.page_no`) and the
         /// schema's types.
         let location: String
         let types: [String]
 
-        init(name: String, place: String, required: Bool, schema: JSONValue) {
+        init(name: String, place: String, required: Bool, schema: JSONValue, explode: Bool = true) {
             self.name = name
             self.place = place
             self.required = required
             self.schema = schema
+            self.explode = explode
             self.location = "$.\(place).\(name)"
             self.types = SchemaValidator.typeNames(schema["type"] ?? .null)
         }
@@ -60,7 +63,8 @@ public struct RequestConformance: Sendable {
         let headerParameters: [Parameter]
         let queryNames: Set<String>
 
-        init(method: String, pattern: PathPattern, parameters: [Parameter], body: JSONValue?, validator: SchemaValidator) {
+        init(method: String, pattern: PathPattern, parameters: [Parameter], body: JSONValue?, validator: SchemaValidator,
+             credentialNames: Set<String> = []) {
             self.method = method
             self.pattern = pattern
             self.parameters = parameters
@@ -69,7 +73,7 @@ public struct RequestConformance: Sendable {
             pathParameters = parameters.filter { $0.place == "path" }
             queryParameters = parameters.filter { $0.place == "query" }
             headerParameters = parameters.filter { $0.place == "header" }
-            queryNames = Set(queryParameters.map(\.name))
+            queryNames = Set(queryParameters.map(\.name)).union(credentialNames)
         }
     }
 
@@ -88,19 +92,34 @@ public struct RequestConformance: Sendable {
         var paths: [(pattern: PathPattern, operations: [String: Operation])] = []
         for document in documents {
             let validator = SchemaValidator(document: document)
+            let prefixes = Self.basePaths(of: document)
+            // API keys the security schemes take in the query are no unknown parameters.
+            let credentialNames = Set((document["components"]?["securitySchemes"]?.objectValue ?? [:]).values.compactMap { scheme in
+                scheme["type"] == "apiKey" && scheme["in"] == "query" ? scheme["name"]?.stringValue : nil
+            })
             for (template, item) in (document["paths"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
-                let pattern = PathPattern(template)
                 var operations: [String: Operation] = [:]
-                for (method, operation) in item.objectValue ?? [:] {
-                    let parameters = (operation["parameters"]?.arrayValue ?? []).compactMap { parameter -> Parameter? in
-                        guard let name = parameter["name"]?.stringValue, let place = parameter["in"]?.stringValue else { return nil }
-                        return Parameter(name: name, place: place, required: parameter["required"]?.boolValue ?? (place == "path"),
-                                         schema: parameter["schema"] ?? [:])
+                // Parameters of the path item apply to each of its operations, unless one
+                // names the same parameter again; `$ref`s to components are followed.
+                let shared = (item["parameters"]?.arrayValue ?? []).map(validator.resolved)
+                for prefix in prefixes {
+                    let pattern = PathPattern(prefix + template)
+                    for (method, operation) in item.objectValue ?? [:] where Self.methods.contains(method) {
+                        let own = (operation["parameters"]?.arrayValue ?? []).map(validator.resolved)
+                        let inherited = shared.filter { parameter in
+                            !own.contains { $0["name"] == parameter["name"] && $0["in"] == parameter["in"] }
+                        }
+                        let parameters = (inherited + own).compactMap { parameter -> Parameter? in
+                            guard let name = parameter["name"]?.stringValue, let place = parameter["in"]?.stringValue else { return nil }
+                            return Parameter(name: name, place: place, required: parameter["required"]?.boolValue ?? (place == "path"),
+                                             schema: validator.resolved(parameter["schema"] ?? [:]), explode: parameter["explode"]?.boolValue ?? true)
+                        }
+                        operations[method.uppercased()] = Operation(method: method.uppercased(), pattern: pattern, parameters: parameters,
+                                                                   body: operation["requestBody"].map(validator.resolved), validator: validator,
+                                                                   credentialNames: credentialNames)
                     }
-                    operations[method.uppercased()] = Operation(method: method.uppercased(), pattern: pattern, parameters: parameters,
-                                                               body: operation["requestBody"], validator: validator)
+                    paths.append((pattern, operations))
                 }
-                paths.append((pattern, operations))
             }
         }
         let sorted = paths.sorted { $0.pattern.literalCount > $1.pattern.literalCount }
@@ -112,6 +131,32 @@ public struct RequestConformance: Sendable {
         }
         self.candidates = candidates
         self.anyFirstSegment = keys.indices.filter { keys[$0] == nil }
+    }
+
+    /// The operations' keys in a path item.
+    public static let methods: Set<String> = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
+
+    /// The paths a document's operations are served under: each `servers` URL's path
+    /// (`https://host/api` and `/api` give `/api`), with its variables at their defaults;
+    /// `[""]` when it has none.
+    public static func basePaths(of document: JSONValue) -> [String] {
+        var found: [String] = []
+        for server in document["servers"]?.arrayValue ?? [] {
+            guard var url = server["url"]?.stringValue else { continue }
+            for (name, variable) in server["variables"]?.objectValue ?? [:] {
+                url = url.replacingOccurrences(of: "{\(name)}", with: variable["default"]?.stringValue ?? "")
+            }
+            var path = url
+            if let scheme = url.range(of: "://") {
+                let rest = url[scheme.upperBound...]
+                path = rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? ""
+            }
+            path = String(path.prefix { $0 != "?" && $0 != "#" })
+            while path.hasSuffix("/") { path.removeLast() }
+            if !path.isEmpty && !path.hasPrefix("/") { path = "/" + path }
+            if !found.contains(path) { found.append(path) }
+        }
+        return found.isEmpty ? [""] : found
     }
 
     /// The violations of `request`; nil when its path is no API route (the admin API, an
@@ -167,8 +212,18 @@ public struct RequestConformance: Sendable {
         return found
     }
 
-    /// A parameter's text, read as its schema's type, against the schema.
+    /// A parameter's text, read as its schema's type, against the schema. An array's
+    /// items are its values (`ids=1&ids=2`), or one value's comma-separated parts when the
+    /// parameter does not explode.
     private func check(_ text: String, _ parameter: Parameter, in operation: Operation) -> [RequestViolation] {
+        if parameter.types == ["array"] {
+            let items = operation.validator.resolved(parameter.schema["items"] ?? [:])
+            let types = SchemaValidator.typeNames(items["type"] ?? .null)
+            let parts = parameter.explode && parameter.place == "query" ? [Substring(text)] : text.split(separator: ",", omittingEmptySubsequences: false)
+            return parts.enumerated().flatMap { index, part in
+                operation.validator.problems(Self.typed(String(part), as: types), against: items, at: "\(parameter.location)[\(index)]").map(Self.violation)
+            }
+        }
         let value = Self.typed(text, as: parameter.types)
         return operation.validator.problems(value, against: parameter.schema, at: parameter.location).map(Self.violation)
     }
@@ -219,10 +274,42 @@ public struct RequestConformance: Sendable {
             }
             return operation.validator.problems(json, against: schema, at: "$.body").map(Self.violation)
         }
+        if mediaType == "application/x-www-form-urlencoded" {
+            return checkForm(request.body, schema: schema, operation)
+        }
         if mediaType == "multipart/form-data" {
             return checkMultipart(request, given, schema: schema, encoding: media["encoding"]?.objectValue ?? [:], operation)
         }
         return []
+    }
+
+    /// A form body (`a=1&b=x`) as the object its schema describes, each value read as
+    /// its property's type, against the schema.
+    private func checkForm(_ body: Data, schema: JSONValue, _ operation: Operation) -> [RequestViolation] {
+        let resolved = operation.validator.resolved(schema)
+        let properties = resolved["properties"]?.objectValue ?? [:]
+        var members: [String: JSONValue] = [:]
+        for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map { String($0).replacingOccurrences(of: "+", with: " ") }
+            let name = parts[0].removingPercentEncoding ?? parts[0]
+            let text = parts.count > 1 ? (parts[1].removingPercentEncoding ?? parts[1]) : ""
+            let property = operation.validator.resolved(properties[name] ?? [:])
+            let value = Self.typed(text, as: SchemaValidator.typeNames(property["type"] ?? .null))
+            if case .array(let items)? = members[name] {
+                members[name] = .array(items + [value])
+            } else if SchemaValidator.typeNames(property["type"] ?? .null) == ["array"] {
+                let itemTypes = SchemaValidator.typeNames(operation.validator.resolved(property["items"] ?? [:])["type"] ?? .null)
+                members[name] = .array([Self.typed(text, as: itemTypes)])
+            } else {
+                members[name] = value
+            }
+        }
+        // A form cannot write an empty list: a list property it leaves out is empty.
+        for (name, property) in properties where members[name] == nil
+            && SchemaValidator.typeNames(operation.validator.resolved(property)["type"] ?? .null) == ["array"] {
+            members[name] = .array([])
+        }
+        return operation.validator.problems(.object(members), against: schema, at: "$.body").map(Self.violation)
     }
 
     private func checkMultipart(_ request: MockRequest, _ contentType: String, schema: JSONValue, encoding: [String: JSONValue],

@@ -1,0 +1,218 @@
+import Foundation
+import Scenarios
+
+/// A loaded OpenAPI document, read once and shared by every engine that serves it: the
+/// document as OpenAPI 3.1 JSON, its operations, where they are served, and what of it
+/// the mock cannot serve.
+public final class OpenAPIDocument: Sendable {
+    /// The file it was read from.
+    public let file: String
+    /// The document as OpenAPI 3.1 JSON (3.0 converted, external references resolved):
+    /// what `/__admin/openapi/NAME` serves and requests are checked against.
+    public let json: JSONValue
+    /// What the document has that the mock does not serve (callbacks, webhooks, XML-only
+    /// bodies, examples that break their schema), one sentence each.
+    public let warnings: [String]
+    /// The paths its operations are served under (`servers`' paths; "" for the root).
+    public let basePaths: [String]
+    /// The host names of its absolute `servers` URLs, loopback names left out.
+    public let hosts: [String]
+
+    /// How many operations it has (each answers).
+    public var operationCount: Int { operations.count }
+
+    let operations: [DocumentOperation]
+    let validator: SchemaValidator
+    /// The document's checker, for `--strict` answers.
+    let conformance: RequestConformance
+    /// Collections and their items, as the paths say (`/pets`, `/pets/{id}`).
+    let collections: [ResourceCollection]
+
+    init(file: String, json: JSONValue) {
+        self.file = file
+        self.json = json
+        validator = SchemaValidator(document: json)
+        basePaths = RequestConformance.basePaths(of: json)
+        hosts = Self.hosts(of: json)
+        var warnings: [String] = []
+        var operations: [DocumentOperation] = []
+        for (path, item) in (json["paths"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
+            let item = validator.resolved(item)
+            let shared = (item["parameters"]?.arrayValue ?? []).map(validator.resolved)
+            for (method, operation) in (item.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) where RequestConformance.methods.contains(method) {
+                let made = DocumentOperation(method: method.uppercased(), path: path, operation: operation, shared: shared,
+                                             validator: validator, warnings: &warnings)
+                operations.append(made)
+            }
+        }
+        if let webhooks = json["webhooks"]?.objectValue, !webhooks.isEmpty {
+            warnings.append("webhooks (\(webhooks.keys.sorted().joined(separator: ", "))) are not sent: the mock never calls out")
+        }
+        self.operations = operations
+        self.warnings = warnings
+        conformance = RequestConformance(documents: [json])
+        collections = ResourceCollection.infer(operations, validator: validator)
+    }
+
+    private static func hosts(of json: JSONValue) -> [String] {
+        var hosts: [String] = []
+        for server in json["servers"]?.arrayValue ?? [] {
+            guard var url = server["url"]?.stringValue, url.contains("://") else { continue }
+            for (name, variable) in server["variables"]?.objectValue ?? [:] {
+                url = url.replacingOccurrences(of: "{\(name)}", with: variable["default"]?.stringValue ?? "")
+            }
+            guard let host = URLComponents(string: url)?.host?.lowercased(), !host.isEmpty,
+                  !["localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0"].contains(host), !hosts.contains(host) else { continue }
+            hosts.append(host)
+        }
+        return hosts
+    }
+}
+
+/// One operation of the document, with its answers sorted out once.
+struct DocumentOperation: Sendable {
+    let method: String
+    /// The path template as the document writes it (`/pets/{id}`).
+    let path: String
+    /// `operationId`, else `METHOD path`.
+    let name: String
+    let responses: [DocumentResponse]
+    /// The response answered when the request prefers none (the lowest 2xx, else `default`, else the lowest).
+    let primary: Int?
+    /// The operation's query parameters by name (path item's included).
+    let queryParameters: [String: JSONValue]
+    let requestSchema: JSONValue?
+    /// The credentials it asks for.
+    let security: SecurityRequirements
+
+    init(method: String, path: String, operation: JSONValue, shared: [JSONValue], validator: SchemaValidator,
+         warnings: inout [String]) {
+        self.method = method
+        self.path = path
+        let name = operation["operationId"]?.stringValue ?? "\(method) \(path)"
+        self.name = name
+        let parameters = shared + (operation["parameters"]?.arrayValue ?? []).map(validator.resolved)
+        var query: [String: JSONValue] = [:]
+        for parameter in parameters where parameter["in"] == "query" {
+            if let parameterName = parameter["name"]?.stringValue { query[parameterName] = validator.resolved(parameter["schema"] ?? [:]) }
+        }
+        queryParameters = query
+        security = SecurityRequirements(operation: operation, document: validator.document, validator: validator)
+        let body = operation["requestBody"].map(validator.resolved)
+        requestSchema = (body?["content"]?.objectValue ?? [:]).first { DocumentResponse.isJSON($0.key) }?.value["schema"]
+        if let callbacks = operation["callbacks"]?.objectValue, !callbacks.isEmpty {
+            warnings.append("\(method) \(path): callbacks (\(callbacks.keys.sorted().joined(separator: ", "))) are not made: the mock never calls out")
+        }
+        var responses: [DocumentResponse] = []
+        for (code, response) in (operation["responses"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
+            let made = DocumentResponse(code: code, response: validator.resolved(response), validator: validator)
+            if !made.contents.isEmpty, made.contents.allSatisfy({ $0.isXML }) {
+                warnings.append("\(method) \(path) \(code): an XML-only body (\(made.contents.map(\.type).joined(separator: ", "))) is answered with its example text or empty")
+            }
+            for content in made.contents {
+                for (exampleName, value) in content.examples {
+                    guard let schema = content.schema, content.isJSON else { continue }
+                    let problems = validator.problems(value, against: schema)
+                    if let first = problems.first {
+                        warnings.append("\(method) \(path) \(code) \(content.type): the example \"\(exampleName)\" breaks its schema (\(first)); it is served as written")
+                    }
+                }
+                if content.externalExamples > 0 {
+                    warnings.append("\(method) \(path) \(code) \(content.type): \(content.externalExamples) example(s) by externalValue are not fetched")
+                }
+            }
+            responses.append(made)
+        }
+        self.responses = responses
+        let successes = responses.indices.filter { (200...299).contains(responses[$0].status) && !responses[$0].isRange }
+        if let lowest = successes.min(by: { responses[$0].status < responses[$1].status }) {
+            primary = lowest
+        } else if let range = responses.firstIndex(where: { $0.code.uppercased() == "2XX" }) {
+            primary = range
+        } else if let fallback = responses.firstIndex(where: { $0.code == "default" }) {
+            primary = fallback
+        } else {
+            primary = responses.indices.min { responses[$0].status < responses[$1].status }
+        }
+    }
+
+    /// The documented response for `status` (its code, its range `4XX`, or `default`).
+    func response(for status: Int) -> Int? {
+        responses.firstIndex { $0.code == String(status) }
+            ?? responses.firstIndex { $0.code.uppercased() == "\(status / 100)XX" }
+            ?? responses.firstIndex { $0.code == "default" }
+    }
+
+    /// Whether the document names this exact status (not through a range or `default`).
+    func documents(_ status: Int) -> Bool { responses.contains { $0.code == String(status) } }
+}
+
+/// One documented response: its status, bodies by media type, and headers.
+struct DocumentResponse: Sendable {
+    struct Content: Sendable {
+        let type: String
+        let schema: JSONValue?
+        /// The media type's `example`, then its `examples` by name (JSON objects keep no order).
+        let examples: [(name: String, value: JSONValue)]
+        let externalExamples: Int
+        var isJSON: Bool { DocumentResponse.isJSON(type) }
+        var isXML: Bool { type.lowercased().contains("xml") }
+    }
+
+    struct Header: Sendable {
+        let name: String
+        let schema: JSONValue
+        let example: JSONValue?
+    }
+
+    let code: String
+    /// The status answered: the code, a range's first (`4XX` is 400), `default`'s 200.
+    let status: Int
+    let isRange: Bool
+    let contents: [Content]
+    let headers: [Header]
+
+    init(code: String, response: JSONValue, validator: SchemaValidator) {
+        self.code = code
+        if let number = Int(code) {
+            status = number
+            isRange = false
+        } else if code.count == 3, code.uppercased().hasSuffix("XX"), let first = Int(code.prefix(1)) {
+            status = first * 100
+            isRange = true
+        } else {
+            status = 200
+            isRange = true
+        }
+        var contents: [Content] = []
+        for (type, media) in response["content"]?.objectValue ?? [:] {
+            var examples: [(name: String, value: JSONValue)] = []
+            var external = 0
+            if let example = media["example"] { examples.append((name: "example", value: example)) }
+            let named = media["examples"]?.objectValue ?? [:]
+            for exampleName in named.keys.sorted() {
+                guard let entry = named[exampleName].map(validator.resolved) else { continue }
+                if let value = entry["value"] {
+                    examples.append((name: exampleName, value: value))
+                } else if entry["externalValue"] != nil {
+                    external += 1
+                }
+            }
+            contents.append(Content(type: type, schema: media["schema"], examples: examples, externalExamples: external))
+        }
+        // JSON first, then other types, each group by name: the order a client that
+        // accepts anything gets them in.
+        self.contents = contents.sorted { ($0.isJSON ? 0 : 1, $0.type) < ($1.isJSON ? 0 : 1, $1.type) }
+        headers = (response["headers"]?.objectValue ?? [:]).sorted { $0.key < $1.key }.compactMap { name, header in
+            let header = validator.resolved(header)
+            guard name.lowercased() != "content-type" else { return nil }
+            let schema = header["schema"] ?? ["type": "string"]
+            return Header(name: name, schema: schema, example: header["example"] ?? header["examples"]?.objectValue?.values.first?["value"])
+        }
+    }
+
+    static func isJSON(_ type: String) -> Bool {
+        let lowered = type.lowercased()
+        return lowered == "application/json" || lowered.hasSuffix("+json") || lowered == "*/*" || lowered.hasPrefix("application/json;")
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import Scenarios
+
+/// A document API as one engine serves it: every operation's route under each base
+/// path, answered from the document, checked against it with `--strict`, and kept as
+/// state where the paths describe collections (unless stateless).
+public struct DocumentSimulator: ServedAPI {
+    let apiName: String
+    let document: OpenAPIDocument
+    let answers: DocumentAnswers
+    let strict: Bool
+    let stateful: Bool
+    let store = ResourceStore()
+
+    init(apiName: String, document: OpenAPIDocument, context: APIContext, stateful: Bool) {
+        self.apiName = apiName
+        self.document = document
+        answers = DocumentAnswers(document: document, seed: context.seed)
+        strict = context.strict
+        self.stateful = stateful
+    }
+
+    public var routes: [Route] {
+        var routes: [(literals: Int, route: Route)] = []
+        for base in document.basePaths {
+            for operation in document.operations {
+                let template = base + Self.routeTemplate(operation.path)
+                let pattern = PathPattern(template)
+                let simulator = self
+                let route = Route("\(apiName).\(operation.name)", RequestPattern(method: operation.method, path: template)) { request, _ in
+                    simulator.answer(operation, base: base, request)
+                }
+                routes.append((pattern.description.split(separator: "/").filter { !$0.hasPrefix("{") && $0 != "*" }.count, route))
+            }
+        }
+        // Concrete paths before templated ones, as OpenAPI reads them.
+        return routes.enumerated().sorted { ($0.element.literals, -$0.offset) > ($1.element.literals, -$1.offset) }.map(\.element.route)
+    }
+
+    /// A document path as a route: a segment mixing text and a parameter (`{name}.json`)
+    /// matches any one segment.
+    static func routeTemplate(_ path: String) -> String {
+        path.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+            segment.contains("{") && !(segment.hasPrefix("{") && segment.hasSuffix("}") && segment.filter { $0 == "{" }.count == 1) ? "*" : String(segment)
+        }.joined(separator: "/")
+    }
+
+    public var openAPI: OpenAPISource? {
+        let json = document.json
+        return OpenAPISource { _, _ in json }
+    }
+
+    public func snapshot() -> DocumentAPIState { store.snapshot() }
+    public func restore(_ snapshot: DocumentAPIState) { store.restore(snapshot) }
+
+    // MARK: Answering
+
+    func answer(_ operation: DocumentOperation, base: String, _ request: MockRequest) -> ResponsePlan {
+        let prefer = Prefer(request)
+        if !operation.security.isSatisfied(by: request) { return unauthorized(operation, request) }
+        let violations = document.conformance.violations(of: request) ?? []
+        // A more literal path of the document that lacks this method (`DELETE /pets/mine`
+        // beside `DELETE /pets/{id}`) is that path's 405, as its server answers.
+        if let wrongMethod = violations.first(where: { $0.path == "$.method" }) {
+            var plan = ResponsePlan.error(405, wrongMethod.reason)
+            let allowed = document.operations.filter { operation in
+                document.basePaths.contains { base in request.path.hasPrefix(base) && PathPattern(base + operation.path).match(request.path) != nil }
+            }
+            let methods = Set(allowed.map(\.method)).sorted()
+            let literal = methods.isEmpty ? [] : methods
+            plan.headers.add("Allow", literal.joined(separator: ", "))
+            return plan
+        }
+        if strict, !violations.isEmpty {
+            return rejection(operation, violations, request)
+        }
+        if stateful, !prefer.choosesAnswer, let plan = stateAnswer(operation, base: base, request, prefer) { return plan }
+        switch answers.choose(operation, prefer, request) {
+        case .failure(let box): return box.plan
+        case .success(let chosen): return answers.plan(chosen, request)
+        }
+    }
+
+    /// The answer to a request that breaks the document: 422 where the operation
+    /// documents it, else 400, with the documented body when it has one (its text fields
+    /// carrying the reason) and the violations by JSON path and pointer.
+    private func rejection(_ operation: DocumentOperation, _ violations: [RequestViolation], _ request: MockRequest) -> ResponsePlan {
+        let status = operation.documents(422) && !operation.documents(400) ? 422 : 400
+        let reason = violations.map(\.description).joined(separator: "; ")
+        let listed: JSONValue = .array(violations.map { violation in
+            ["path": .string(violation.path), "pointer": .string(Self.pointer(violation.path)), "reason": .string(violation.reason)]
+        })
+        var body: JSONValue = ["error": true, "reason": .string(reason), "violations": listed]
+        if let index = operation.response(for: status), let content = operation.responses[index].contents.first(where: \.isJSON),
+           let schema = content.schema {
+            let documented = content.examples.first?.value ?? answers.value(schema, key: "\(operation.method) \(operation.path) \(status) rejection")
+            body = Self.withReason(documented, reason, schema: schema, validator: document.validator, fallback: body)
+        }
+        return .json(status, body)
+    }
+
+    /// The answer to a request without the credentials the operation asks for: 401, with
+    /// the documented body when there is one.
+    private func unauthorized(_ operation: DocumentOperation, _ request: MockRequest) -> ResponsePlan {
+        let reason = "the operation needs credentials: \(operation.security.described)"
+        var plan: ResponsePlan
+        if operation.response(for: 401) != nil {
+            var prefer = Prefer(request)
+            prefer.code = 401
+            prefer.example = nil
+            switch answers.choose(operation, prefer, request) {
+            case .success(var chosen):
+                if let schema = chosen.content?.schema, let body = chosen.body {
+                    chosen.body = Self.withReason(body, reason, schema: schema, validator: document.validator, fallback: body)
+                }
+                plan = answers.plan(chosen, request)
+            case .failure:
+                plan = .error(401, reason)
+            }
+        } else {
+            plan = .error(401, reason)
+        }
+        plan.headers.set("WWW-Authenticate", operation.security.challenge)
+        return plan
+    }
+
+    /// `$.body.name` as the JSON pointer into the body, `/name`; other places as they are.
+    static func pointer(_ path: String) -> String {
+        guard path.hasPrefix("$.body") else { return path }
+        var pointer = ""
+        var token = ""
+        for character in path.dropFirst(6) {
+            switch character {
+            case ".", "[":
+                if !token.isEmpty { pointer += "/" + JSONPointer.escape(token) }
+                token = ""
+            case "]":
+                pointer += "/" + token
+                token = ""
+            default: token.append(character)
+            }
+        }
+        if !token.isEmpty { pointer += "/" + JSONPointer.escape(token) }
+        return pointer
+    }
+
+    /// A documented error body with its message fields set to `reason` where the schema
+    /// lets them be text; `fallback` when the documented body is not an object.
+    static func withReason(_ documented: JSONValue, _ reason: String, schema: JSONValue, validator: SchemaValidator, fallback: JSONValue) -> JSONValue {
+        guard case .object(var members) = documented else { return fallback }
+        let properties = ResourceCollection.flattenedProperties(schema, validator: validator)
+        for name in ["message", "reason", "detail", "error", "error_description", "title", "description"] {
+            guard let property = properties[name], validator.problems(.string(reason), against: property).isEmpty else { continue }
+            members[name] = .string(reason)
+        }
+        let result = JSONValue.object(members)
+        return validator.problems(result, against: schema).isEmpty ? result : documented
+    }
+}

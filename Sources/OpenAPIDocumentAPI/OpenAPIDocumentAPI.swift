@@ -1,0 +1,95 @@
+import Foundation
+import Scenarios
+
+/// An API served from its OpenAPI document (3.0, 3.1 or 3.2; YAML or JSON; `$ref`s to
+/// other local files read relative to the file that names them).
+///
+/// Every operation answers under the path of the document's `servers` URL (`/api` for
+/// `https://example.com/api` or `/api`; the root without servers), and to the servers'
+/// host names. The body is the document's example (the media type's `example`, its
+/// `examples` entry first by name, the schema's `example`), else a value made from the schema, the same
+/// for the same seed. The status is the lowest documented 2xx (else `default`). A request
+/// can ask for another documented answer with `Prefer: code=404`, a named example with
+/// `Prefer: example=NAME`, and a fresh value with `Prefer: dynamic=true`.
+///
+/// Requests are checked against the document: violations are flagged on the journal
+/// entry, and with `strict` (`--strict`) answered 400 (422 where the operation documents
+/// 422 and not 400) naming the parameter or the body's JSON pointer. Where the paths
+/// describe a collection (`POST /pets`, `/pets/{id}`), created items are kept: read,
+/// changed, deleted (then 404) and listed, paged with the list's own `limit`/`offset` or
+/// `page`/`per_page` parameters; they are the engine's state and go into its snapshots.
+///
+///     let api = try OpenAPIDocumentAPI(contentsOf: URL(fileURLWithPath: "petstore.yaml"))
+///     let engine = try MockEngine(configuration: EngineConfiguration(
+///         fixturesDirectory: MockFixtures.directory, apis: BuiltInAPIs.all + [api]))
+public struct OpenAPIDocumentAPI: MockAPI {
+    /// The API's name: by default the file's name without its extension, in lower case,
+    /// other characters than letters, digits and `-` made `-` (`Pet Store.yaml` is
+    /// `pet-store`).
+    public let name: String
+    /// The hosts of the document's absolute `servers` URLs (loopback names left out).
+    public var hosts: [String] { (try? loaded.get())?.hosts ?? [] }
+    /// Whether collections keep what is created in them (`--stateless` turns it off).
+    public let stateful: Bool
+    private let loaded: Result<OpenAPIDocument, FixtureError>
+
+    /// Reads the document at `url` now; its problems are thrown with the file, the JSON
+    /// pointer and what is wrong.
+    /// - Parameters:
+    ///   - url: The document's file.
+    ///   - name: The API's name (`/__admin/openapi/NAME`, `--variant NAME-…`); by default from the file's name.
+    ///   - stateful: Whether collections keep the items created in them.
+    public init(contentsOf url: URL, name: String? = nil, stateful: Bool = true) throws(FixtureError) {
+        let document = try Self.read(url)
+        self.init(name: name ?? Self.name(of: url), stateful: stateful, loaded: .success(document))
+    }
+
+    /// The API of the document at `url`, or, when it cannot be read, an API whose
+    /// fixtures fail to load with the document's problems: a server serving it does not
+    /// start, and says why. For callers that cannot throw (test traits).
+    public static func reading(_ url: URL, name: String? = nil, stateful: Bool = true) -> OpenAPIDocumentAPI {
+        let loaded: Result<OpenAPIDocument, FixtureError>
+        do { loaded = .success(try read(url)) } catch { loaded = .failure(error) }
+        return OpenAPIDocumentAPI(name: name ?? Self.name(of: url), stateful: stateful, loaded: loaded)
+    }
+
+    private init(name: String, stateful: Bool, loaded: Result<OpenAPIDocument, FixtureError>) {
+        self.name = name
+        self.stateful = stateful
+        self.loaded = loaded
+    }
+
+    /// The loaded document; throws what was wrong with it.
+    public func document() throws(FixtureError) -> OpenAPIDocument { try loaded.get() }
+
+    /// What the mock does not serve of the document (empty when it could not be read).
+    public var warnings: [String] { (try? loaded.get())?.warnings ?? [] }
+
+    /// The document, whatever the fixtures folder holds (it was read when the API was made).
+    public func loadFixtures(from directory: URL) throws(FixtureError) -> OpenAPIDocument? {
+        try loaded.get()
+    }
+
+    public func serve(_ document: OpenAPIDocument, _ context: APIContext) -> DocumentSimulator {
+        DocumentSimulator(apiName: name, document: document, context: context, stateful: stateful)
+    }
+
+    /// The document at `url`, read and checked.
+    public static func read(_ url: URL) throws(FixtureError) -> OpenAPIDocument {
+        let loaded = try DocumentLoader.load(url)
+        return OpenAPIDocument(file: url.path, json: loaded.json)
+    }
+
+    /// The name an API gets from its file: `Pet Store.yaml` is `pet-store`.
+    public static func name(of url: URL) -> String {
+        let base = url.deletingPathExtension().lastPathComponent.lowercased()
+        var name = ""
+        for character in base {
+            let kept = character.isASCII && (character.isLetter || character.isNumber) ? character : "-"
+            if kept == "-" && (name.isEmpty || name.hasSuffix("-")) { continue }
+            name.append(kept)
+        }
+        while name.hasSuffix("-") { name.removeLast() }
+        return name.isEmpty ? "api" : name
+    }
+}
