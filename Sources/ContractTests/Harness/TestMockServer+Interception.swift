@@ -38,7 +38,9 @@ extension TestMockServer {
 
     /// Runs `body` while requests to `hosts` are answered by this server (`intercept(_:)`),
     /// and ends the interception however `body` ends.
-    public func intercepting<T>(_ hosts: [String], _ body: () async throws -> T) async throws -> T {
+    /// `isolation` keeps `body` on the caller's actor (a `@MainActor` test's).
+    public func intercepting<T>(_ hosts: [String], isolation: isolated (any Actor)? = #isolation,
+                                _ body: () async throws -> T) async throws -> T {
         let interception = try await intercept(hosts)
         defer { interception.end() }
         return try await body()

@@ -66,11 +66,12 @@ final class InterceptionTable: Sendable {
         state.withLock { $0.active.removeAll { $0.id == id } }
     }
 
-    /// The engine intercepting `url`'s host and port, if one is.
+    /// The engine intercepting `url`'s host and port, if one is: the newest interception
+    /// that covers it, so a test's own server wins over its suite's.
     func answerer(for url: URL?) -> InProcessRegistry.Entry? {
         guard let url else { return nil }
         return state.withLock { state in
-            state.active.isEmpty ? nil : state.active.first { $0.hosts.contains { $0.covers(url) } }?.answerer
+            state.active.isEmpty ? nil : state.active.last { $0.hosts.contains { $0.covers(url) } }?.answerer
         }
     }
 
