@@ -68,6 +68,24 @@ import Testing
         #expect(try await bodies([base + "/menu"]) == [twice[0]])
     }
 
+    /// A stream's `:authority` chooses the API as `Host` does on HTTP/1.1: Open Market's
+    /// real host gets Open Market alone, the mock's own name every API.
+    @Test(.requires(.curl)) func theAuthorityChoosesTheAPI() async throws {
+        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
+        defer { Task { await TestGate.shared.release(exclusive: false) } }
+        let (server, base) = try await Self.start([])
+        defer { Task { await server.stop() } }
+        let page = "/api/products?page_no=1&items_per_page=2"
+        let result = try await Self.curl(["-o", "/dev/null", "-o", "/dev/null", "-w", "%{http_version} %{http_code}\n",
+                                          "-H", "Host: market-training.yagom-academy.kr", base + page, base + "/menu",
+                                          "--next", "--http2", "--cacert", try await TestCA.trusted().certificateURL.path,
+                                          "-o", "/dev/null", "-w", "%{http_version} %{http_code}\n", base + "/menu"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.split(separator: "\n") == ["2 200", "2 404", "2 200"], "\(result.stdout)")
+        let authorities = server.engine.journal.entries().map { $0.request.headers["Host"] ?? "" }
+        #expect(authorities.prefix(2) == ["market-training.yagom-academy.kr", "market-training.yagom-academy.kr"], "\(authorities)")
+    }
+
     @Test(.requires(.curl), arguments: faults)
     func faultsBecomeHTTP2Frames(_ expected: FaultCase) async throws {
         await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
