@@ -10,7 +10,7 @@ import Scenarios
 /// Why: ArgumentParser builds its whole command tree by reflection before it reads an
 /// argument, and in the statically linked binary each first protocol-conformance lookup
 /// it makes scans every conformance record. That was about a fifth of the CPU from
-/// process start to the first response (#7).
+/// process start to the first response.
 @main
 enum Main {
     static func main() async {

@@ -1,7 +1,7 @@
 import Foundation
 import Scenarios
 
-/// Pact files out (#23): `GET /__admin/pact` writes the journal's interactions as a Pact,
+/// Pact files out: `GET /__admin/pact` writes the journal's interactions as a Pact,
 /// and `POST /__admin/pact/state` sets up the provider states such a Pact names, so this
 /// server can be the provider a Pact verifier replays it against.
 extension AdminAPI {

@@ -105,7 +105,7 @@ public actor MockHTTPServer {
                 .serverChannelOption(.backlog, value: 1024)
                 // Accept a burst of connections per wake-up (NIO's default is 4): with 10,000
                 // clients connecting at once the kernel's queue overflowed and dropped
-                // handshakes that nginx, accepting until the queue is empty, kept (#24).
+                // handshakes that nginx, accepting until the queue is empty, kept.
                 .serverChannelOption(.maxMessagesPerRead, value: 256)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)

@@ -4,7 +4,7 @@ import Scenarios
 /// Knows every open connection so a stopping server can close them all.
 ///
 /// Not a pipeline handler: a handler sees every read of every request pass by, and this
-/// only needs to know when a connection opens and closes (#7).
+/// only needs to know when a connection opens and closes.
 final class ConnectionTracker: Sendable {
     private let open = Locked([ObjectIdentifier: any Channel]())
 

@@ -4,7 +4,7 @@ import NIOHTTP1
 import Scenarios
 
 /// What the transport refuses before the engine sees a request (malformed, too large,
-/// too slow), what a leaving client left behind, and a stopping server's request (#12).
+/// too slow), what a leaving client left behind, and a stopping server's request.
 extension HTTPRequestHandler {
     /// The connection clock's deadlines and limits, and a stopping server's request.
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {

@@ -27,7 +27,7 @@ extension HTTPRequestHandler {
         // and its profile is not looked up (on HTTP/2, ~880 instructions a stream, #24).
         guard mayCarryBody, !AdminAPI.handles(target: head.uri) else { return nil }
         // The two fields a profile is chosen by, read in place: an HTTP/2 stream (which may
-        // always have a body) converted all its headers here, per stream (#24).
+        // always have a body) converted all its headers here, per stream.
         let network = shared.engine.network.resolve(named: head.headers.first(name: NetworkConditions.header),
                                              session: head.headers.first(name: ScenarioEngine.sessionHeader))
         guard case .success(let profile?) = network,

@@ -17,7 +17,7 @@ import Scenarios
 /// high water mark, one response and one read's worth of queued requests.
 ///
 /// NIO's request decoder parses; its response encoder and pipelining handler are not
-/// used: doing both jobs here saves three pipeline messages per response (#7).
+/// used: doing both jobs here saves three pipeline messages per response.
 final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundIn = ByteBuffer
@@ -267,7 +267,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .end:
             // The request is taken out of `state` (now `.responding`) rather than copied
             // out of it and released when `state` is set: a head, a buffer and a date
-            // retained and released for nothing on every request (#24).
+            // retained and released for nothing on every request.
             var taken = State.responding
             swap(&taken, &state)
             switch consume taken {

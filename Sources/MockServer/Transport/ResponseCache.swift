@@ -11,7 +11,7 @@ import Scenarios
 /// list. A hit costs two identity checks and one write; a miss built the buffer anyway,
 /// and keeping it only retains it. Measured with `Benchmarks/instructions.sh` on `/menu`:
 /// the head and the copied body were about 3,500 of 46,500 instructions per request, and
-/// over HTTP/2 the field block and the body's buffer about 4,500 of 170,000 (#24).
+/// over HTTP/2 the field block and the body's buffer about 4,500 of 170,000.
 ///
 /// Identity, not equality: a kept entry retains the plan's header list and body, so while
 /// it is kept no other list or body can take over their storage, and the same storage
@@ -98,7 +98,7 @@ final class ResponseCache {
         // The same body is the same bytes in memory (both at least `minBodyBytes`, so each
         // has storage of its own, retained by the caller and the entry). Read through one
         // buffer pointer: each `entries[index]` of a class's array is an exclusivity
-        // check, five per entry tried, half of this lookup's cost (#24).
+        // check, five per entry tried, half of this lookup's cost.
         let count = body.count
         let found = body.withUnsafeBytes { theirs -> Int? in
             entries.withUnsafeBufferPointer { kept -> Int? in

@@ -5,7 +5,7 @@ import Scenarios
 /// The bytes of an HTTP/1.1 response head, written straight into the buffer that also
 /// carries the body, so a whole response leaves in one write. This replaces NIO's
 /// response encoder on our path: the encoder turned every response into three pipeline
-/// messages and a header-array copy, a measurable share of the CPU per request (#7).
+/// messages and a header-array copy, a measurable share of the CPU per request.
 enum ResponseHead {
     /// How the body is delimited on the wire.
     enum Framing {
@@ -23,7 +23,7 @@ enum ResponseHead {
     }
 
     /// Bytes enough for the head `write` produces with these headers: allocating this
-    /// much up front spares a reallocation and copy of every response (#7).
+    /// much up front spares a reallocation and copy of every response.
     static func capacity(for headers: HeaderFields) -> Int {
         var bytes = 0
         for field in headers { bytes += field.name.utf8.count + field.value.utf8.count + 4 }
@@ -119,7 +119,7 @@ enum ResponseHead {
     }
 }
 
-/// The header lines a connection last wrote, kept to be written again (#24). Most answers
+/// The header lines a connection last wrote, kept to be written again. Most answers
 /// share their header list: every JSON answer without other headers shares one made once,
 /// an image its own. Checking a plan's fields and encoding them cost 3,800 instructions
 /// per `/menu` answer (callgrind); a plan whose list is the one kept (the same array storage,

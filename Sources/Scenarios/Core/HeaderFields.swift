@@ -36,7 +36,7 @@ public struct HeaderFields: Sendable, Equatable, Sequence, ExpressibleByDictiona
     }
 
     /// Whether both lists are one array in memory (so their fields are the same). Cheap:
-    /// the transport keeps the encoding of the last list it wrote (#24).
+    /// the transport keeps the encoding of the last list it wrote.
     package func sharesStorage(with other: HeaderFields) -> Bool {
         fields.withUnsafeBufferPointer { mine in
             other.fields.withUnsafeBufferPointer { theirs in mine.baseAddress == theirs.baseAddress && mine.count == theirs.count }
@@ -86,7 +86,7 @@ extension HeaderFields {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true
         // RFC 9110 tchar: "!#$%&'*+-.^_`|~", written out: each such byte (the "-" of most
-        // names) used to scan a string of them, on every response (#24).
+        // names) used to scan a string of them, on every response.
         case UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"),
              UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "^"),
              UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
@@ -110,7 +110,7 @@ extension HeaderFields {
 extension String {
     /// ASCII-case-insensitive equality, as HTTP compares header names. Runs several times
     /// per request (header lookups), so it compares contiguous UTF-8 where it can rather
-    /// than walking two `String.UTF8View`s with `zip` (#24).
+    /// than walking two `String.UTF8View`s with `zip`.
     public func caseInsensitiveEquals(_ other: String) -> Bool {
         let a = utf8, b = other.utf8
         guard a.count == b.count else { return false }

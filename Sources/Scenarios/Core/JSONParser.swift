@@ -4,7 +4,7 @@ import Foundation
 ///
 /// `JSONDecoder` into `JSONValue`'s `Codable` conformance tries each JSON type in turn and
 /// throws on every miss; start-up profiles showed it as the largest share of reading the
-/// shipped scenario files (#7), and request bodies matched with `jsonEqualTo` pay it per
+/// shipped scenario files, and request bodies matched with `jsonEqualTo` pay it per
 /// request. This walks the bytes once. Nesting is limited so a hostile body cannot
 /// exhaust the stack.
 enum JSONParser {
@@ -80,7 +80,7 @@ enum JSONParser {
         /// The members and elements of the containers being read, innermost last. Each
         /// container builds its own dictionary or array once, at its end and at its final
         /// size: growing each one as it was read, with a lookup per member for duplicates,
-        /// was half of reading the shipped `products.json` at start-up (#24).
+        /// was half of reading the shipped `products.json` at start-up.
         var members: [(key: String, value: JSONValue)] = []
         var elements: [JSONValue] = []
 

@@ -118,7 +118,7 @@ public final class MockEngine: Responder {
 
     /// The `X-Mock-*` fields a request is prepared by, each the first of its name (as
     /// `HeaderFields`' subscript reads it), found in one pass: four lookups by name were
-    /// four walks over the fields (#24).
+    /// four walks over the fields.
     struct ControlFields {
         var network: String?
         var session: String?
@@ -189,7 +189,7 @@ public final class MockEngine: Responder {
             events.publish("request", id: event.id, event.json)
             return event.id
         }
-        // No copy of the entry comes back (#24); a subscriber that came meanwhile is sent
+        // No copy of the entry comes back; a subscriber that came meanwhile is sent
         // the entry as kept (just its id if a clear or an eviction took it first).
         let id = journal.recordID(request, plan: plan, conformance: conformance)
         events.publish("request", id: id, self.journal.entry(id)?.json ?? ["id": .number(Double(id))])

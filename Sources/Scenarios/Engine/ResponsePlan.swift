@@ -26,7 +26,7 @@ public struct ResponsePlan: Sendable {
         set { sharedNetwork = newValue.map(SharedProfile.init) }
     }
     /// `network` behind one reference: a profile held inline made every plan a few
-    /// hundred bytes, copied as such between the engine's steps on every request (#24).
+    /// hundred bytes, copied as such between the engine's steps on every request.
     var sharedNetwork: SharedProfile?
     /// The journal entry of this answer, once recorded (the transport completes it).
     public var journalID: UInt64?
@@ -57,7 +57,7 @@ public struct ResponsePlan: Sendable {
     public static func json(_ status: Int = 200, _ body: Data) -> ResponsePlan {
         // Most answers have no other header: they share one list made once. An overload of
         // its own: an empty list made for the default argument, and the plan made in one
-        // branch of a function that can return another, were a copy and a destroy (#24).
+        // branch of a function that can return another, were a copy and a destroy.
         ResponsePlan(status: status, headers: jsonHeaders, body: body)
     }
 

@@ -16,20 +16,20 @@ public struct Route: Sendable {
 ///
 /// Routes are tried in order, but only those that can match the request's first path
 /// segment: trying every route of both APIs was an eighth of the server's time on an
-/// Open Market image, the last routes declared (#7).
+/// Open Market image, the last routes declared.
 public struct Router: Responder {
     public let routes: [Route]
     public let nearestCount: Int
     /// Indices of the routes that can match a path starting with `segment` (its first
     /// segment; empty for `/`), in declaration order, routes with any first segment
     /// included. A list, compared byte for byte: an API has a handful of first segments,
-    /// and hashing the request's was a third of routing `/menu` (#24).
+    /// and hashing the request's was a third of routing `/menu`.
     private let candidates: [(segment: [UInt8], indices: [Int])]
     /// Indices of the routes whose first segment can be anything (or that have no path).
     private let anyFirstSegment: [Int]
     /// The routes again, each behind one reference: reading a `Route` (a struct of a
     /// pattern, a name and a closure) out of `routes` copied its pattern for every route
-    /// tried, where a reference costs one retain (#24).
+    /// tried, where a reference costs one retain.
     private let tried: [Tried]
 
     private final class Tried: Sendable {
@@ -68,7 +68,7 @@ public struct Router: Responder {
 
     /// The matching route's answer, and its name in `answeredBy` (nil when none matched),
     /// for a caller that sets it on a plan it changes anyway: a plan changed here and
-    /// returned was copied (#24).
+    /// returned was copied.
     func respond(to request: MockRequest, answeredBy name: inout String?) -> ResponsePlan {
         for index in candidateIndices(request.path) {
             let tried = tried[index]

@@ -3,7 +3,7 @@ import Foundation
 /// Reads fixture files through `JSONParser` and `JSONReader` instead of `JSONDecoder`.
 ///
 /// Decoding `products.json` with `JSONDecoder` was the largest single share of start-up
-/// (#7): every generic container it instantiates costs runtime conformance lookups, which
+///: every generic container it instantiates costs runtime conformance lookups, which
 /// a statically linked binary pays by scanning all of its conformance records. Fixture
 /// types read themselves from the parsed value here, and report problems with the same
 /// file, JSON path and wording as before. Unknown keys are ignored, as `Decodable` did.

@@ -24,7 +24,7 @@ public final class EventHub: Sendable {
 
     /// Sends `data` as event `name` to every subscriber (nothing is built when none listen).
     public func publish(_ name: String, id: UInt64? = nil, _ data: @autoclosure () -> JSONValue) {
-        // Nothing copied out when none listen, on every request (#24).
+        // Nothing copied out when none listen, on every request.
         let targets = subscribers.withLock { $0.isEmpty ? [] : Array($0.values) }
         guard !targets.isEmpty else { return }
         var frame = "event: \(name)\n"

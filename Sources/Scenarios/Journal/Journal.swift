@@ -25,7 +25,7 @@ public final class Journal: Sendable {
         var ring: [ServeEvent?] = []
         /// Per slot: the id of the entry it holds (0: none) and the bytes it is charged.
         /// Kept beside the ring so that finding an entry reads no `ServeEvent`: reading
-        /// `ring[slot]?.id` copied the whole entry out and destroyed the copy (#24).
+        /// `ring[slot]?.id` copied the whole entry out and destroyed the copy.
         var ids: [UInt64] = []
         var bytes: [Int] = []
         var total: UInt64 = 0
@@ -107,7 +107,7 @@ public final class Journal: Sendable {
             }
             let slot = storage.slot(storage.total, capacity: capacity)
             let answer = result(event)
-            // Moved into the ring: a copy retains every field of the entry (#24).
+            // Moved into the ring: a copy retains every field of the entry.
             if slot == storage.ring.count {
                 storage.ring.append(consume event)
                 storage.ids.append(storage.total)
@@ -234,7 +234,7 @@ public final class Journal: Sendable {
 /// Requests per answerer (a route's or rule's name, `unmatched`), at most `limit` names
 /// apart and the rest under `overflow` (so `limit + 1` names in all). Each name has a fixed place in `counts`, and the
 /// last name counted is kept with its place: a run of requests to one route counts
-/// without hashing its name each time (#24). A place never moves or goes stale; only a
+/// without hashing its name each time. A place never moves or goes stale; only a
 /// new value of the whole (a clear) forgets them.
 struct AnswererCounts {
     private var places: [String: Int] = [:]

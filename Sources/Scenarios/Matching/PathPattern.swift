@@ -37,7 +37,7 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
     /// percent-decoding, so `/images/a%20b.png` matches `/images/{file}` with `a b.png`.
     public func match(_ path: String) -> [String: String]? {
         // On the path's contiguous UTF-8 with integer offsets: stepping `String.Index`es
-        // through a `UTF8View` cost more than the rest of routing a request (#24).
+        // through a `UTF8View` cost more than the rest of routing a request.
         // (`MockRequest` makes its path contiguous once; a bridged string is copied here.)
         var path = path
         return path.withUTF8 { match(bytes: $0) }

@@ -176,7 +176,7 @@ public final class ScenarioEngine: Responder {
     public struct Decided: Sendable {
         /// The scenario and the rule's decision are held by reference: this value goes
         /// from the decision to the answer's `finish` on every request, and a scenario and
-        /// an outcome held inline were copied at each step (#24).
+        /// an outcome held inline were copied at each step.
         let shared: SharedScenario
         let sharedDecision: SharedDecision?
         public var scenario: Scenario { shared.scenario }
@@ -202,7 +202,7 @@ public final class ScenarioEngine: Responder {
     /// A request the scenario layer answers itself (an unknown scenario asked for).
     public struct Rejected: Error {
         /// Behind a reference: a plan inline made every `Result` of `decide` as large as a
-        /// plan, copied so on every request (#24).
+        /// plan, copied so on every request.
         private let box: PlanBox
         public var plan: ResponsePlan { box.plan }
         public init(plan: ResponsePlan) { box = PlanBox(plan) }
@@ -227,7 +227,7 @@ public final class ScenarioEngine: Responder {
             if let requested, state.library[requested] == nil { return nil }
             // The session of the latest request, else one lookup (each hashes the name); the
             // runtime is changed in place: a copy read out and stored back copied its
-            // generators, and a closure over `request` copied the request (#24).
+            // generators, and a closure over `request` copied the request.
             let session: Session
             if let last = state.lastSession, last.name == sessionName {
                 session = last.session
@@ -270,14 +270,14 @@ public final class ScenarioEngine: Responder {
     }
 
     /// `finish(_:base:request:)` on a plan the caller keeps changing: a plan taken and
-    /// returned was copied on the way out (#24).
+    /// returned was copied on the way out.
     func finish(_ decided: Decided, _ plan: inout ResponsePlan, request: MockRequest) {
         // Read through the references, not `decided.scenario` (a copy of the scenario).
         let scenario = decided.shared
         guard let decision = decided.sharedDecision else {
             // No rule answered: the outcome is `Outcome.simulator`, which has no transform,
             // fault or throttle of its own, so only the delay and the scenario's default
-            // throttle apply. Its copy per request is left out (#24).
+            // throttle apply. Its copy per request is left out.
             if plan.status == 404, plan.answeredBy == nil, !scenario.scenario.rules.isEmpty {
                 let unnamed = plan
                 plan = Self.namingNearestRules(unnamed, scenario.scenario, request)

@@ -3,7 +3,7 @@
 public struct ScenarioRuntime: Sendable {
     /// The scenario played, behind one reference made with the runtime: every request's
     /// decision carries it on to the answer's `finish`, and a `Scenario` value (names,
-    /// rules, defaults) copied at each step cost more than the decision itself (#24).
+    /// rules, defaults) copied at each step cost more than the decision itself.
     let shared: SharedScenario
     public var scenario: Scenario { shared.scenario }
     let seed: UInt64
@@ -83,7 +83,7 @@ public struct ScenarioRuntime: Sendable {
 
     /// What `choose` gives: the scenario played, the rule's decision and the delay. The
     /// decision is boxed here: a `Decision` inline (its outcome) made this value large,
-    /// copied out of the scenario lock and into `ScenarioEngine.Decided` per request (#24).
+    /// copied out of the scenario lock and into `ScenarioEngine.Decided` per request.
     struct Chosen {
         let scenario: SharedScenario
         let decision: SharedDecision?
@@ -92,7 +92,7 @@ public struct ScenarioRuntime: Sendable {
 
     /// `decideWithDelay` with this runtime's own scenario and its default latency, called
     /// in place: reading `scenario` from a runtime kept in a dictionary copied the whole
-    /// runtime out (#24).
+    /// runtime out.
     mutating func choose(_ request: MockRequest) -> Chosen {
         let decided = decideWithDelay(request, defaultLatency: shared.scenario.defaults.latency)
         return Chosen(scenario: shared, decision: decided.decision.map(SharedDecision.init), delay: decided.delay)

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a scenario does to the TLS handshake of new HTTPS connections (#15). The
+/// What a scenario does to the TLS handshake of new HTTPS connections. The
 /// handshake comes before any request, so a TLS fault is a scenario's, not a rule's: it
 /// applies to connections, server-wide, and a plain-HTTP listener ignores it.
 ///

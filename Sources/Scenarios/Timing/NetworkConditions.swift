@@ -76,7 +76,7 @@ public final class NetworkConditions: Sendable {
 
     /// `resolve(named:session:)` for the engine: the profile behind one reference (nil,
     /// the usual case, is no reference at all), which the engine passes on to the plan
-    /// without copying the profile at each step (#24).
+    /// without copying the profile at each step.
     func resolveShared(named header: String?, session: String?) -> Result<SharedProfile?, NetworkProfileError> {
         if header != nil {
             switch resolve(named: header, session: session) {

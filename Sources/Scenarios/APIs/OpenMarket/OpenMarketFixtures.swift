@@ -71,7 +71,7 @@ public struct OpenMarketFixtures: Sendable {
         let vendorIDs = Set(vendors.map(\.id))
         var productIDs = Set<Int>(), imageIDs = Set<Int>()
         var images: [String: StaticAsset] = [:]
-        // Files read in both folders already: most products share their images (#24).
+        // Files read in both folders already: most products share their images.
         var bothRead = Set<String>()
         let imageFolders = ["origin", "thumb"].map { ($0, directory.appendingPathComponent("images/\($0)").path) }
         for (index, product) in products.enumerated() {

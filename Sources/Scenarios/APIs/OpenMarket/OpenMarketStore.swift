@@ -100,7 +100,7 @@ final class OpenMarketStore: Sendable {
     }
 
     /// A random token like a UUID, from the seeded generator.
-    /// Written byte by byte: every fixture product gets one at start-up (#7).
+    /// Written byte by byte: every fixture product gets one at start-up.
     static func token(_ random: inout SeededRandom) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []

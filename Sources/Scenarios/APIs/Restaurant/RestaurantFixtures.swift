@@ -110,7 +110,7 @@ public struct RestaurantFixtures: Sendable {
 
     /// A file's bytes and modification time, with one open, fstat and read. `Data(contentsOf:)`
     /// with a `URL` built per file, and a separate `stat` for the date, were a measurable
-    /// share of start-up across 60 images (#7); FileManager's attributes cost more still.
+    /// share of start-up across 60 images; FileManager's attributes cost more still.
     static func readFile(atPath path: String) -> (data: Data, modified: Date)? {
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else { return nil }
