@@ -33,6 +33,7 @@ public func listen(_ server: MockHTTPServer, stop: StopSignal) async throws -> B
         stop.hold()
         var lines = "Listening on \(address.baseURL)\n"
         if let secure = address.secureBaseURL, !address.isSecure { lines += "Listening on \(secure)\n" }
+        if let proxy = address.proxyURL { lines += "Proxying on \(proxy)\n" }
         if let ca = await server.caCertificate {
             // Where to trust it from, once per simulator, device or machine.
             lines += "HTTPS certificate from the local CA \(ca.file.path) (SHA-256 \(ca.fingerprint)); "
@@ -40,6 +41,10 @@ public func listen(_ server: MockHTTPServer, stop: StopSignal) async throws -> B
         }
         FileHandle.standardOutput.write(Data(lines.utf8))
         return address
+    } catch ServerError.exposedProxy(let host) {
+        // Refused like an exposed admin API: a setting to change, not a failure to retry.
+        FileHandle.standardError.write(Data("error: \(ServerError.exposedProxy(host: host))\n".utf8))
+        throw ExitCode(2)
     } catch ServerError.tls(let error) {
         // A CA folder that cannot be used is bad input, like a bad fixture file.
         FileHandle.standardError.write(Data("error: cannot serve HTTPS: \(error)\n".utf8))

@@ -41,6 +41,8 @@ final class ServerTLS: Sendable {
     let http2: Bool
     private let context: NIOSSLContext
     private let faultContexts = Locked([TLSHandshake.Fault: NIOSSLContext]())
+    /// Proxied hosts' contexts by fault and host, and the order they were made in.
+    private let hostContexts = Locked((contexts: [String: NIOSSLContext](), order: [String]()))
 
     /// The name the wrong-host certificate covers (and nothing a client asks for).
     static let wrongHostName = "wrong-host.mock-server.invalid"
@@ -81,6 +83,45 @@ final class ServerTLS: Sendable {
         faultContexts.withLock { $0[fault] = made }
         return made
     }
+
+    /// The context of a proxy tunnel to `host`: a certificate for that name from the local
+    /// CA, or the one a TLS fault presents for it. Made on first use and kept: at most
+    /// `hostContextLimit` of them, the oldest going first. Nil when the CA cannot issue
+    /// one (the handshake then fails and the connection closes).
+    func hostContext(for host: String, fault: TLSHandshake.Fault?) -> NIOSSLContext {
+        let key = "\(fault.map { "\($0)" } ?? "-") \(host)"
+        if let made = hostContexts.withLock({ $0.contexts[key] }) { return made }
+        let now = Date()
+        let names = [SubjectName(parsing: host) ?? .dns(host)]
+        let made: NIOSSLContext
+        do {
+            switch fault {
+            case .untrustedCertificate:
+                made = try Self.makeContext(try LocalCA.ephemeral(now: now).issue(for: names, now: now), http2: http2, file: "untrusted CA")
+            case .expiredCertificate:
+                made = try Self.makeContext(try ca.issue(for: names, now: now, notBefore: now - 30 * 86_400, notAfter: now - 86_400),
+                                            http2: http2, file: "expired certificate")
+            case .wrongHost:
+                return context(for: .wrongHost)
+            case .handshakeReset, .slowHandshake, nil:
+                made = try Self.makeContext(try ca.issue(for: names, now: now), http2: http2, file: "certificate for \(host)")
+            }
+        } catch {
+            return context(for: fault)
+        }
+        hostContexts.withLock { kept in
+            if kept.contexts[key] == nil {
+                kept.order.append(key)
+                if kept.order.count > Self.hostContextLimit { kept.contexts[kept.order.removeFirst()] = nil }
+            }
+            kept.contexts[key] = made
+        }
+        return made
+    }
+
+    /// How many proxied hosts' certificates are kept (a client that names a new host on
+    /// every connection costs a certificate each time, not memory).
+    static let hostContextLimit = 256
 
     private static func makeContext(_ identity: ServerIdentity, http2: Bool, file: String) throws(LocalCAError) -> NIOSSLContext {
         do {

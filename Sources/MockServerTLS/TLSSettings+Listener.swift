@@ -3,6 +3,7 @@ import MockServer
 import NIOCore
 import NIOHTTP2
 import NIOSSL
+import NIOTLS
 import Scenarios
 
 /// The HTTPS layer `MockHTTPServer` puts before HTTP on each connection of an HTTPS port:
@@ -16,9 +17,9 @@ extension TLSSettings {
         } catch {
             throw ServerError.tls(error)
         }
-        return SecureListener(certificateAuthority: tls.ca.caCertificate, state: tls) { connection in
-            tls.initialize(connection)
-        }
+        return SecureListener(certificateAuthority: tls.ca.caCertificate, state: tls,
+                              initialize: { connection in tls.initialize(connection) },
+                              intercept: { connection, host in tls.intercept(connection, host: host) })
     }
 }
 
@@ -26,29 +27,62 @@ extension ServerTLS {
     /// A new connection's pipeline: the handshake (a scenario's TLS fault picks the
     /// certificate or the gate's mode), then HTTP/2 or HTTP/1.1.
     func initialize(_ connection: SecureConnection) -> EventLoopFuture<Void> {
+        let fault = connection.engine.scenarios.handshake()
         let channel = connection.channel
-        let engine = connection.engine
-        let limits = connection.limits
-        let fault = engine.scenarios.handshake()
-        let mode: HandshakeGate.Mode = switch fault?.fault {
+        let gate = HandshakeGate(mode: Self.gateMode(fault, connection.engine), timeout: connection.limits.headTimeout)
+        return channel.eventLoop.makeCompletedFuture {
+            let sync = channel.pipeline.syncOperations
+            try sync.addHandler(gate)
+            try sync.addHandler(NIOSSLServerHandler(context: context(for: fault?.fault)))
+            try sync.addHandler(HandshakeWatch(gate: gate))
+        }.flatMap { [self] in
+            addHTTP(connection)
+        }
+    }
+
+    /// A proxy tunnel to a mapped host that starts TLS: as `initialize`, with a certificate
+    /// for the name in the client's ClientHello (SNI), or `host` when it names none. The
+    /// gate and the SNI reader are in place when this returns; the TLS handler follows the
+    /// ClientHello.
+    func intercept(_ connection: SecureConnection, host: String) -> EventLoopFuture<Void> {
+        let fault = connection.engine.scenarios.handshake()
+        let channel = connection.channel
+        let gate = HandshakeGate(mode: Self.gateMode(fault, connection.engine), timeout: connection.limits.headTimeout)
+        return channel.eventLoop.makeCompletedFuture {
+            let sync = channel.pipeline.syncOperations
+            try sync.addHandler(gate)
+            try sync.addHandler(ByteToMessageHandler(SNIHandler { [self] result in
+                let name: String = switch result {
+                case .hostname(let name): name.lowercased()
+                case .fallback: host
+                }
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: hostContext(for: name, fault: fault?.fault)))
+                    try channel.pipeline.syncOperations.addHandler(HandshakeWatch(gate: gate))
+                }.flatMap { [self] in
+                    addHTTP(connection)
+                }
+            }))
+        }
+    }
+
+    private static func gateMode(_ fault: TLSHandshake?, _ engine: MockEngine) -> HandshakeGate.Mode {
+        switch fault?.fault {
         case .handshakeReset: .reset
         case .slowHandshake: .hold(.nanoseconds(Int64(fault!.handshakeDelay * engine.configuration.timeScale * 1e9)))
         default: .normal
         }
-        return channel.eventLoop.makeCompletedFuture {
-            let sync = channel.pipeline.syncOperations
-            let gate = HandshakeGate(mode: mode, timeout: limits.headTimeout)
-            try sync.addHandler(gate)
-            try sync.addHandler(NIOSSLServerHandler(context: context(for: fault?.fault)))
-            try sync.addHandler(HandshakeWatch(gate: gate))
-        }.flatMap { [http2] in
-            guard http2 else {
-                return channel.eventLoop.makeCompletedFuture { try connection.addHTTP1(channel) }
-            }
-            return channel.configureHTTP2SecureUpgrade(
-                h2ChannelConfigurator: { channel in channel.eventLoop.makeCompletedFuture { try Self.addHTTP2(channel, connection) } },
-                http1ChannelConfigurator: { channel in channel.eventLoop.makeCompletedFuture { try connection.addHTTP1(channel) } })
+    }
+
+    /// After the TLS handler: HTTP/2 or HTTP/1.1 by ALPN, or HTTP/1.1 alone.
+    private func addHTTP(_ connection: SecureConnection) -> EventLoopFuture<Void> {
+        let channel = connection.channel
+        guard http2 else {
+            return channel.eventLoop.makeCompletedFuture { try connection.addHTTP1(channel) }
         }
+        return channel.configureHTTP2SecureUpgrade(
+            h2ChannelConfigurator: { channel in channel.eventLoop.makeCompletedFuture { try Self.addHTTP2(channel, connection) } },
+            http1ChannelConfigurator: { channel in channel.eventLoop.makeCompletedFuture { try connection.addHTTP1(channel) } })
     }
 
     /// HTTP/2 after ALPN: each stream gets the server's request handler, which answers in

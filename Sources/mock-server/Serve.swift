@@ -13,7 +13,7 @@ import Scenarios
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Serve the built-in APIs from fixtures, and the APIs of OpenAPI documents given with --api (the default command).",
-        discussion: "Prints exactly one line, `Listening on http://HOST:PORT`, to standard output once the port is bound.")
+        discussion: "Prints `Listening on http://HOST:PORT` to standard output once the port is bound (a second such line for --tls-port, and `Proxying on http://HOST:PORT` for --proxy-port).")
 
     @Option(help: "The address to listen on.")
     var host: String = ServeSettings.defaults.host
@@ -110,6 +110,18 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "With --api, answer every request from the document alone: POST to a collection keeps nothing for a later GET.")
     var stateless = false
 
+    @Option(name: .customLong("proxy-port"), help: ArgumentHelp("Also run a forward proxy on this port (0 picks a free one): an app whose HTTP(S) proxy is this port keeps its real URLs, and the hosts the APIs answer to (their own, and --map) are answered here, HTTPS with a certificate from the local CA. Other hosts are refused unless --pass-through. `mock-server proxy-setup` prints how to point a Mac, the simulator or a device at it.", valueName: "port"))
+    var proxyPort: Int?
+
+    @Flag(name: .customLong("pass-through"), help: "With --proxy-port, send hosts no API answers to on to the real host (tunnelled unchanged) instead of refusing them.")
+    var passThrough = false
+
+    @Option(name: .customLong("proxy-allow-port"), help: ArgumentHelp("With --pass-through, one more port tunnels may go to besides 443 and 80; repeat for several.", valueName: "port"))
+    var proxyAllowPort: [Int] = []
+
+    @Flag(name: .customLong("proxy-open"), help: "With a --host other machines can reach, run the proxy without --admin-token: anyone who reaches the port may use it.")
+    var proxyOpen = false
+
     func validate() throws {
         if let problem = settings.problem { throw ValidationError(problem) }
     }
@@ -123,7 +135,8 @@ struct Serve: AsyncParsableCommand {
                       idleTimeout: idleTimeout, headTimeout: headTimeout, maxHeadSize: maxHeadSize,
                       maxConnections: maxConnections, adminToken: adminToken, adminOpen: adminOpen, network: network,
                       tls: tls, tlsPort: tlsPort, caDirectory: caDirectory, san: san, noHTTP2: noHTTP2, tlsCert: tlsCert, tlsKey: tlsKey,
-                      maps: map, documents: api, stateless: stateless)
+                      maps: map, documents: api, stateless: stateless, proxyPort: proxyPort, passThrough: passThrough,
+                      proxyAllowPorts: proxyAllowPort, proxyOpen: proxyOpen)
     }
 
     func run() async throws {
@@ -169,6 +182,11 @@ struct ServeSettings: Equatable, Sendable {
     /// `--api [NAME=]FILE` values.
     var documents: [String] = []
     var stateless = false
+    /// `--proxy-port`, `--pass-through`, `--proxy-allow-port`, `--proxy-open`.
+    var proxyPort: Int?
+    var passThrough = false
+    var proxyAllowPorts: [Int] = []
+    var proxyOpen = false
 
     static let defaults = ServeSettings()
 
@@ -207,8 +225,8 @@ struct ServeSettings: Equatable, Sendable {
         if let bad = san.first(where: { SubjectName(parsing: $0) == nil }) {
             return "--san \(bad) is neither a DNS name nor an IP address"
         }
-        if !usesTLS && (caDirectory != nil || !san.isEmpty || noHTTP2 || tlsCert != nil || tlsKey != nil) {
-            return "--ca-dir, --san, --no-http2, --tls-cert and --tls-key need --tls or --tls-port"
+        if !usesTLS && (!san.isEmpty || tlsCert != nil || tlsKey != nil || (proxyPort == nil && (caDirectory != nil || noHTTP2))) {
+            return "--ca-dir, --san, --no-http2, --tls-cert and --tls-key need --tls or --tls-port (--ca-dir and --no-http2 also go with --proxy-port)"
         }
         if (tlsCert == nil) != (tlsKey == nil) { return "--tls-cert and --tls-key go together" }
         if case .failure(let problem) = hostMap { return problem.description }
@@ -217,6 +235,18 @@ struct ServeSettings: Equatable, Sendable {
             return "--api: the API name \"\(name)\" is taken (built-in APIs: \(BuiltInAPIs.all.map(\.name).joined(separator: ", "))); name it with --api NAME=FILE"
         }
         if stateless && documents.isEmpty { return "--stateless needs --api" }
+        if let proxyPort {
+            if !(0...65535).contains(proxyPort) { return "--proxy-port must be between 0 and 65535" }
+            if proxyPort != 0 && (proxyPort == port || proxyPort == tlsPort) { return "--proxy-port must differ from --port and --tls-port" }
+            if let bad = proxyAllowPorts.first(where: { !(1...65535).contains($0) }) { return "--proxy-allow-port \(bad) must be between 1 and 65535" }
+            if !proxyAllowPorts.isEmpty && !passThrough { return "--proxy-allow-port needs --pass-through (mapped hosts are answered on any port)" }
+            if isExposed && adminToken == nil && !proxyOpen {
+                return "--host \(host) lets other machines connect, and the proxy would let them use it: give --admin-token TOKEN (clients send it as Proxy-Authorization), or --proxy-open to leave it open"
+            }
+            if proxyOpen && adminToken != nil { return "--admin-token and --proxy-open contradict each other; give one" }
+        } else if passThrough || !proxyAllowPorts.isEmpty || proxyOpen {
+            return "--pass-through, --proxy-allow-port and --proxy-open need --proxy-port"
+        }
         return nil
     }
 
@@ -276,6 +306,15 @@ struct ServeSettings: Equatable, Sendable {
 
     /// Whether the server speaks HTTPS (`--tls`, or `--tls-port`, which implies it).
     var usesTLS: Bool { tls || tlsPort != nil }
+
+    /// The forward proxy asked for, with the local CA for its tunnels' certificates.
+    var forwardProxy: ForwardProxy? {
+        guard let proxyPort else { return nil }
+        let transport = TLSSettings(caDirectory: caDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? LocalCA.defaultDirectory,
+                                    http2: !noHTTP2)
+        return ForwardProxy(port: proxyPort, passThrough: passThrough, allowedTunnelPorts: Set([443, 80] + proxyAllowPorts),
+                            openToNetwork: proxyOpen, secureTransport: transport)
+    }
 
     var tlsSettings: TLSSettings? {
         guard usesTLS else { return nil }
@@ -337,7 +376,7 @@ struct ServeSettings: Equatable, Sendable {
         let server = MockHTTPServer(
             engine: engine,
             configuration: ServerConfiguration(host: host, port: port, maxRequestBodySize: maxBodySize, limits: limits, adminToken: adminToken,
-                                               tls: tlsSettings),
+                                               secureTransport: tlsSettings, forwardProxy: forwardProxy),
             group: group,
             logger: logger)
         if isExposed {

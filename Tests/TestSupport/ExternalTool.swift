@@ -71,6 +71,8 @@ extension ExternalTool {
     public static let nghttp = command("nghttp", name: "nghttp (nghttp2)", linux: "apt-get install nghttp2-client", macOS: "brew install nghttp2")
     public static let hostname = command("hostname", linux: "apt-get install hostname", macOS: nil)
     public static let python3 = command("python3", linux: "apt-get install python3", macOS: "brew install python")
+    /// The Swift interpreter, for a client run as a script (`swift file.swift`).
+    public static let swift = command("swift", linux: "install Swift from https://swift.org/install", macOS: "xcode-select --install")
     /// The HPACK encoder the raw HTTP/2 client (`Tests/Clients/h2_graceful_stop.py`) uses.
     public static let hpack = pythonModule("hpack", linux: "python3 -m pip install hpack, or apt-get install python3-hpack for Debian's python3", macOS: "python3 -m pip install hpack")
     /// Pins a process to CPUs (Linux only: macOS has no CPU affinity to pin with).

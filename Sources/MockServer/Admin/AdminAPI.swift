@@ -14,12 +14,16 @@ public struct AdminAPI: Responder {
     let adminToken: String?
 
     public init(engine: MockEngine, adminToken: String? = nil, certificateAuthority: CACertificate? = nil, transport: TransportFacts? = nil) {
+        self.init(engine: engine, adminToken: adminToken, certificateAuthority: certificateAuthority, transport: transport, proxy: nil)
+    }
+
+    init(engine: MockEngine, adminToken: String?, certificateAuthority: CACertificate?, transport: TransportFacts?, proxy: ProxyFacts?) {
         self.engine = engine
         self.adminToken = adminToken
-        router = Router(routes: [Dashboard.route] + Self.infoRoutes(engine, transport) + Self.scenarioRoutes(engine) + Self.networkRoutes(engine)
+        router = Router(routes: [Dashboard.route] + Self.infoRoutes(engine, transport, proxy) + Self.scenarioRoutes(engine) + Self.networkRoutes(engine)
                         + Self.journalRoutes(engine) + Self.verifyRoutes(engine) + Self.stateRoutes(engine) + Self.pactRoutes(engine)
                         + Self.openAPIRoutes(engine) + [Self.overviewRoute(engine)]
-                        + Self.caRoutes(certificateAuthority))
+                        + Self.caRoutes(certificateAuthority) + Self.proxyRoutes(engine, proxy))
     }
 
     /// Whether a path belongs to the admin API.
@@ -79,7 +83,7 @@ public struct AdminAPI: Responder {
         return plan.answered(by: "admin.unauthorized")
     }()
 
-    static func infoRoutes(_ engine: MockEngine, _ transport: TransportFacts?) -> [Route] {
+    static func infoRoutes(_ engine: MockEngine, _ transport: TransportFacts?, _ proxy: ProxyFacts?) -> [Route] {
         [
             Route("admin.health", .get("/__admin/health")) { _, _ in .json(200, ["status": "ok"]) },
             Route("admin.info", .get("/__admin/info")) { _, _ in
@@ -98,6 +102,7 @@ public struct AdminAPI: Responder {
                                 "kept": .number(Double(engine.journal.entries().count)),
                                 "keptBytes": .number(Double(engine.journal.keptBytes)), "maxBytes": .number(Double(engine.journal.byteBudget))],
                     "transport": transport?.describe() ?? .null,
+                    "proxy": proxy.flatMap { $0.describe(engine) } ?? .null,
                 ])
             },
         ]

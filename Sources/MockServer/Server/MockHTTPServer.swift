@@ -31,6 +31,10 @@ public actor MockHTTPServer {
     private var channel: (any Channel)?
     /// The HTTPS listener when it has a port of its own (`SecureTransport.port`).
     private var secureChannel: (any Channel)?
+    /// The forward proxy's listener (`ServerConfiguration.forwardProxy`).
+    private var proxyChannel: (any Channel)?
+    /// What the admin API tells of the proxy (its PAC file): the port, once bound.
+    private let proxyFacts = ProxyFacts()
     /// This start's HTTPS (its CA and certificate) when the server speaks HTTPS.
     package private(set) var secureListener: SecureListener?
     public private(set) var state: State = .initial
@@ -50,9 +54,15 @@ public actor MockHTTPServer {
     }
 
     /// Binds and starts accepting connections; returns the address actually bound.
+    /// - Throws: `ServerError`: the port is taken, the TLS material cannot be used, or a
+    ///   forward proxy would be reachable from other machines without a token.
     @discardableResult
     public func start() async throws -> BoundAddress {
         guard case .initial = state else { throw ServerError.alreadyStarted }
+        if configuration.forwardProxy.map({ !$0.openToNetwork }) == true, configuration.adminToken == nil,
+           !ServerConfiguration.isLoopback(configuration.host) {
+            throw ServerError.exposedProxy(host: configuration.host)
+        }
         let engine = engine
         let limits = configuration.limits
         let maxBody = configuration.maxRequestBodySize
@@ -70,37 +80,29 @@ public actor MockHTTPServer {
                         "maxHeadBytes": .number(Double(limits.maxHeadSize)),
                         "maxBodyBytes": .number(Double(maxBody)),
                         "writeBufferHighBytes": .number(Double(limits.writeBufferHigh))]]
-        })
-        let proxy = proxy
-        let logger = logger
+        }, proxy: proxyFacts)
+        let services = ListenerServices(engine: engine, responder: responder, recordingProxy: proxy, limits: limits,
+                                        maxRequestBodySize: maxBody, logger: logger, delays: DelayQueues())
         let fallbackHost = Self.urlHost(Self.reachableHost(configuration.host))
         let portBox = Locked(0)
         let tlsPortBox = Locked(0)
-        let delays = DelayQueues()
-
-        /// The HTTP/1.1 handlers, after the TLS handler on an HTTPS connection.
-        @Sendable func addHTTP1(_ channel: any Channel, secure: Bool) throws {
-            let port = secure ? tlsPortBox.current : portBox.current
-            let scheme = secure ? "https" : "http"
-            try HTTP1Pipeline.add(to: channel, engine: engine, responder: responder, proxy: proxy, limits: limits,
-                                  maxRequestBodySize: maxBody, fallbackBaseURL: "\(scheme)://\(fallbackHost):\(port)", logger: logger,
-                                  delays: delays.queue(for: channel.eventLoop), scheme: scheme)
+        let secureConnection: @Sendable (any Channel) -> SecureConnection = { channel in
+            services.secureConnection(channel) { "https://\(fallbackHost):\(tlsPortBox.current)" }
+        }
+        // The proxy's tunnels to mapped hosts get their certificates from the server's own
+        // TLS, or from the proxy's when the server speaks plain HTTP only.
+        let proxyContext: ProxyContext?
+        if let forwardProxy = configuration.forwardProxy {
+            let tunnelTLS = try listener ?? forwardProxy.secureTransport.map { transport throws(ServerError) in try transport.makeListener() }
+            proxyContext = ProxyContext(settings: forwardProxy, mappedHosts: ForwardProxy.mappedHosts(of: engine),
+                                        token: configuration.adminToken, services: services, secure: tunnelTLS)
+        } else {
+            proxyContext = nil
         }
 
-        /// Multiplexed streams after the secure layer (HTTP/2 by ALPN): each stream gets the
-        /// same request handler, which reads and answers through the connection's framing.
-        @Sendable func streamResponders(_ channel: any Channel, _ framing: any StreamFraming) -> StreamResponders {
-            // What every stream of the connection shares, worked out once per connection
-            // rather than per stream: a stream is one request.
-            let fallbackBaseURL = "https://\(fallbackHost):\(tlsPortBox.current)"
-            return StreamResponders(shared: NIOLoopBound(ConnectionShared(
-                engine: engine, responder: responder, proxy: proxy, maxRequestBodySize: maxBody, fallbackBaseURL: fallbackBaseURL,
-                logger: logger, delays: delays.queue(for: channel.eventLoop), limits: limits, scheme: "https",
-                http2: framing), eventLoop: channel.eventLoop))
-        }
-        let addSecureHTTP1: @Sendable (any Channel) throws -> Void = { try addHTTP1($0, secure: true) }
+        enum Role { case plain, secure, proxy }
 
-        func bootstrap(secure: Bool) -> ServerBootstrap {
+        func bootstrap(_ role: Role) -> ServerBootstrap {
             ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 1024)
                 // Accept a burst of connections per wake-up (NIO's default is 4): with 10,000
@@ -112,27 +114,30 @@ public actor MockHTTPServer {
                 .childChannelOption(.maxMessagesPerRead, value: 16)
                 .childChannelOption(.writeBufferWaterMark, value: .init(low: limits.writeBufferLow, high: limits.writeBufferHigh))
                 .childChannelInitializer { channel in
-                    guard secure, let listener else {
+                    switch role {
+                    case .secure:
+                        guard let listener, connections.track(channel, limit: limits.maxConnections) else {
+                            // An HTTPS client past the limit cannot read a plain 503: it is closed.
+                            return channel.close()
+                        }
+                        return listener.initialize(secureConnection(channel))
+                    case .plain, .proxy:
                         return channel.eventLoop.makeCompletedFuture {
                             guard connections.track(channel, limit: limits.maxConnections) else {
                                 try channel.pipeline.syncOperations.addHandler(RefusedConnection(limit: limits.maxConnections))
                                 return
                             }
-                            try addHTTP1(channel, secure: false)
+                            let port = role == .proxy ? (channel.localAddress?.port ?? 0) : portBox.current
+                            try services.addHTTP1(channel, scheme: "http", fallbackBaseURL: "http://\(fallbackHost):\(port)",
+                                                  forwardProxy: role == .proxy ? proxyContext : nil)
                         }
                     }
-                    guard connections.track(channel, limit: limits.maxConnections) else {
-                        // An HTTPS client past the limit cannot read a plain 503: it is closed.
-                        return channel.close()
-                    }
-                    return listener.initialize(SecureConnection(channel: channel, engine: engine, limits: limits,
-                                                                addHTTP1: addSecureHTTP1, streamResponders: streamResponders))
                 }
         }
 
-        func bind(port: Int, secure: Bool) async throws -> any Channel {
+        func bind(port: Int, _ role: Role) async throws -> any Channel {
             do {
-                return try await bootstrap(secure: secure).bind(host: configuration.host, port: port).get()
+                return try await bootstrap(role).bind(host: configuration.host, port: port).get()
             } catch let error as IOError where error.errnoCode == EADDRINUSE {
                 throw ServerError.addressInUse(host: configuration.host, port: port)
             } catch {
@@ -142,31 +147,42 @@ public actor MockHTTPServer {
 
         // The server's port speaks HTTPS when TLS is on without a port of its own.
         let mainIsSecure = listener != nil && configuration.secureTransport?.port == nil
-        let channel = try await bind(port: configuration.port, secure: mainIsSecure)
+        let channel = try await bind(port: configuration.port, mainIsSecure ? .secure : .plain)
         let port = channel.localAddress?.port ?? configuration.port
         portBox.withLock { $0 = port }
         var securePort: Int? = mainIsSecure ? port : nil
         if mainIsSecure { tlsPortBox.withLock { $0 = port } }
         self.channel = channel
-        if let extraPort = configuration.secureTransport?.port, listener != nil {
-            let secure: any Channel
-            do {
-                secure = try await bind(port: extraPort, secure: true)
-            } catch {
-                try? await channel.close()
-                self.channel = nil
-                throw error
+        do {
+            if let extraPort = configuration.secureTransport?.port, listener != nil {
+                let secure = try await bind(port: extraPort, .secure)
+                let bound = secure.localAddress?.port ?? extraPort
+                tlsPortBox.withLock { $0 = bound }
+                securePort = bound
+                secureChannel = secure
             }
-            let bound = secure.localAddress?.port ?? extraPort
-            tlsPortBox.withLock { $0 = bound }
-            securePort = bound
-            secureChannel = secure
+            if let forwardProxy = configuration.forwardProxy {
+                let proxyChannel = try await bind(port: forwardProxy.port, .proxy)
+                self.proxyChannel = proxyChannel
+                proxyFacts.port.withLock { $0 = proxyChannel.localAddress?.port ?? forwardProxy.port }
+            }
+        } catch {
+            try? await channel.close()
+            try? await secureChannel?.close()
+            self.channel = nil
+            secureChannel = nil
+            throw error
         }
-        let address = BoundAddress(host: configuration.host, port: port, isSecure: mainIsSecure, securePort: securePort)
+        let proxyPort = proxyChannel.map { _ in proxyFacts.port.current }
+        let address = BoundAddress(host: configuration.host, port: port, isSecure: mainIsSecure, securePort: securePort, proxyPort: proxyPort)
         state = .running(address)
         logger.info("listening", metadata: ["address": "\(address.baseURL)", "apis": "\(engine.apis.joined(separator: ","))"])
         if let secureURL = address.secureBaseURL, !mainIsSecure {
             logger.info("listening", metadata: ["address": "\(secureURL)"])
+        }
+        if let proxyURL = address.proxyURL, let proxyContext {
+            logger.info("proxying", metadata: ["address": "\(proxyURL)", "hosts": "\(proxyContext.mappedHosts.sorted().joined(separator: ","))",
+                                               "passThrough": "\(proxyContext.settings.passThrough)"])
         }
         return address
     }
@@ -198,6 +214,8 @@ public actor MockHTTPServer {
         try? await channel.close()
         try? await secureChannel?.close()
         secureChannel = nil
+        try? await proxyChannel?.close()
+        proxyChannel = nil
         await connections.stopAll(grace: configuration.limits.shutdownGrace)
         self.channel = nil
         state = .shutdown
@@ -228,13 +246,19 @@ public struct BoundAddress: Sendable, Equatable {
     public let isSecure: Bool
     /// The port that speaks HTTPS, if any: `port` itself, or a port of its own.
     public let securePort: Int?
+    /// The forward proxy's port, if the server has one (`ServerConfiguration.forwardProxy`).
+    public let proxyPort: Int?
 
-    public init(host: String, port: Int, isSecure: Bool = false, securePort: Int? = nil) {
+    public init(host: String, port: Int, isSecure: Bool = false, securePort: Int? = nil, proxyPort: Int? = nil) {
         self.host = host
         self.port = port
         self.isSecure = isSecure
         self.securePort = isSecure ? port : securePort
+        self.proxyPort = proxyPort
     }
+
+    /// `http://HOST:PORT` of the forward proxy (what `https_proxy` or a system proxy names).
+    public var proxyURL: String? { proxyPort.map { "http://\(MockHTTPServer.urlHost(MockHTTPServer.reachableHost(host))):\($0)" } }
 
     /// `http://HOST:PORT` (or `https://`), with IPv6 hosts bracketed.
     public var baseURL: String { "\(isSecure ? "https" : "http")://\(MockHTTPServer.urlHost(host)):\(port)" }

@@ -16,10 +16,14 @@ public struct ServerConfiguration: Sendable {
     /// HTTPS (and HTTP/2 by ALPN) with the local CA; nil serves plain HTTP only. Set it with
     /// `MockServerTLS`: `ServerConfiguration(tls: TLSSettings())`, or `configuration.tls`.
     public var secureTransport: (any SecureTransport)?
+    /// A forward proxy on a port of its own, so clients keep their real URLs; nil: none.
+    public var forwardProxy: ForwardProxy?
 
     public init(host: String = "127.0.0.1", port: Int = 0, maxRequestBodySize: Int = 8 * 1024 * 1024,
-                limits: ConnectionLimits = .default, adminToken: String? = nil, secureTransport: (any SecureTransport)? = nil) {
+                limits: ConnectionLimits = .default, adminToken: String? = nil, secureTransport: (any SecureTransport)? = nil,
+                forwardProxy: ForwardProxy? = nil) {
         self.secureTransport = secureTransport
+        self.forwardProxy = forwardProxy
         self.host = host
         self.port = port
         self.maxRequestBodySize = maxRequestBodySize
@@ -42,6 +46,9 @@ public enum ServerError: Error, CustomStringConvertible, Equatable {
     case notRunning
     /// The local CA, the certificate or its key could not be made or loaded.
     case tls(LocalCAError)
+    /// A forward proxy that other machines could reach, with no token and not declared
+    /// open (`ForwardProxy.openToNetwork`): it would be an open relay.
+    case exposedProxy(host: String)
 
     public var description: String {
         switch self {
@@ -55,6 +62,8 @@ public enum ServerError: Error, CustomStringConvertible, Equatable {
             return "the server is not running"
         case .tls(let error):
             return "cannot serve HTTPS: \(error)"
+        case .exposedProxy(let host):
+            return "the proxy would listen on \(host), where other machines can use it: give --admin-token TOKEN (clients send it as Proxy-Authorization), or --proxy-open to leave it open to them"
         }
     }
 }

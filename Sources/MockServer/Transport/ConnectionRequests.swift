@@ -26,10 +26,14 @@ final class ConnectionShared {
     let http2: (any StreamFraming)?
     /// Requests begun on this connection (the first one pays the link's setup).
     let requests = ConnectionRequests()
+    /// Set on the proxy port's connections: `CONNECT` and absolute-form requests are
+    /// proxy requests (`HTTPRequestHandler+Proxy`).
+    let forwardProxy: ProxyContext?
 
     init(engine: MockEngine, responder: any Responder, proxy: (any AsyncResponder)?, maxRequestBodySize: Int,
          fallbackBaseURL: String, logger: Logger, delays: DelayQueue, limits: ConnectionLimits, scheme: String,
-         http2: (any StreamFraming)? = nil) {
+         http2: (any StreamFraming)? = nil, forwardProxy: ProxyContext? = nil) {
+        self.forwardProxy = forwardProxy
         self.engine = engine
         self.responder = responder
         self.proxy = proxy

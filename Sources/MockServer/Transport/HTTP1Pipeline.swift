@@ -21,14 +21,18 @@ import Scenarios
 
     static func add(to channel: any Channel, engine: MockEngine, responder: any Responder, proxy: (any AsyncResponder)?,
                     limits: ConnectionLimits, maxRequestBodySize: Int, fallbackBaseURL: String, logger: Logger,
-                    delays: DelayQueue, scheme: String) throws {
+                    delays: DelayQueue, scheme: String, forwardProxy: ProxyContext? = nil) throws {
         let sync = channel.pipeline.syncOperations
         let clock = ConnectionClock(limits: limits)
         try sync.addHandler(clock)
+        // On the proxy's port, the bytes after a CONNECT request's head belong to the
+        // tunnel: the decoder hands them on when it leaves the pipeline.
         try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(
-            leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .drop, limitConfiguration: decoderLimits(limits))))
+            leftOverBytesStrategy: forwardProxy == nil ? .dropBytes : .forwardBytes, informationalResponseStrategy: .drop,
+            limitConfiguration: decoderLimits(limits))))
         let shared = ConnectionShared(engine: engine, responder: responder, proxy: proxy, maxRequestBodySize: maxRequestBodySize,
-                                      fallbackBaseURL: fallbackBaseURL, logger: logger, delays: delays, limits: limits, scheme: scheme)
+                                      fallbackBaseURL: fallbackBaseURL, logger: logger, delays: delays, limits: limits, scheme: scheme,
+                                      forwardProxy: forwardProxy)
         try sync.addHandler(HTTPRequestHandler(shared: shared, clock: clock))
     }
 

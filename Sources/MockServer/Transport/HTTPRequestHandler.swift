@@ -278,7 +278,11 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 }
                 upload = nil
                 clock?.requestEnded()
-                let request = makeRequest(head, body: body.readableBytes == 0 ? Data() : Data(buffer: body), receivedAt: receivedAt)
+                var request = makeRequest(head, body: body.readableBytes == 0 ? Data() : Data(buffer: body), receivedAt: receivedAt)
+                if let forwardProxy = shared.forwardProxy {
+                    guard let own = proxyRequest(forwardProxy, request, head: head, body: body, context: context) else { return }
+                    request = own
+                }
                 if let proxy = shared.proxy, !AdminAPI.handles(request.path) {
                     respondLater(proxy, to: request, head: head, context: context)
                     return

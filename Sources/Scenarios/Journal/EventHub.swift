@@ -43,6 +43,7 @@ extension ServeEvent {
             "receivedAt": .string(ISO8601.format(receivedAt)),
             "method": .string(request.method),
             "path": .string(request.path),
+            "host": .string(request.host),
             "uri": .string(request.asRequest.uri),
             "status": .number(Double(status)),
             "matched": .bool(wasMatched),

@@ -72,9 +72,17 @@ public struct RecordedRequest: Sendable {
     public let query: [(name: String, value: String)]
     public let headers: HeaderFields
     public let body: RecordedBody
+    /// `scheme://host[:port]` as the client addressed the server (its `Host` or
+    /// `:authority`, or the absolute URL a proxy request named).
+    public let baseURL: String
+    /// The host and port of `baseURL`: which host the client thought it was talking to.
+    public var host: String {
+        guard let start = baseURL.range(of: "://") else { return baseURL }
+        return String(baseURL[start.upperBound...])
+    }
     /// The full request, for matching patterns against journal entries.
     public var asRequest: MockRequest {
-        var request = MockRequest(method: method, uri: "/", headers: headers, body: body.data ?? Data())
+        var request = MockRequest(method: method, uri: "/", headers: headers, body: body.data ?? Data(), baseURL: baseURL)
         // Set as kept, not parsed again from a URI: the checks made from an entry see the
         // request the engine saw.
         request.method = method
@@ -89,6 +97,7 @@ public struct RecordedRequest: Sendable {
         query = request.query
         headers = request.headers
         body = RecordedBody(request.body, limit: bodyLimit)
+        baseURL = request.baseURL
     }
 }
 
