@@ -130,6 +130,11 @@ import FoundationNetworking
         (["--map", "api.example.com"], "HOST=API"),
         (["--map", "api.example.com=pizza"], "unknown API \"pizza\""),
         (["--map", "https://api.example.com=openmarket"], "not a host name"),
+        (["--pass-through"], "--proxy-port"),
+        (["--proxy-port", "70000"], "--proxy-port"),
+        (["--proxy-port", "0", "--proxy-allow-port", "25"], "--pass-through"),
+        (["--host", "0.0.0.0", "--admin-open", "--proxy-port", "0"], "--proxy-open"),
+        (["proxy-setup", "--proxy-port", "0"], "--proxy-port"),
     ]
 
     @Test(arguments: badArguments)

@@ -16,13 +16,16 @@ final class ProxyFacts: Sendable {
 }
 
 extension AdminAPI {
+    static let proxyPACPath = "/__admin/proxy.pac"
+
     /// `GET /__admin/proxy.pac`: a proxy auto-configuration file that sends the hosts the
     /// APIs answer to through the proxy and everything else direct. The proxy's address is
     /// the one the client reached the admin API on (a device on Wi-Fi gets the Mac's LAN
-    /// address), with the proxy's port. A 404 with a reason when no proxy runs.
+    /// address), with the proxy's port. A 404 with a reason when no proxy runs. Readable
+    /// without the admin token: the system settings that fetch it cannot send one.
     static func proxyRoutes(_ engine: MockEngine, _ proxy: ProxyFacts?) -> [Route] {
         [
-            Route("admin.proxy.pac", .get("/__admin/proxy.pac")) { request, _ in
+            Route("admin.proxy.pac", .get(proxyPACPath)) { request, _ in
                 let port = proxy?.port.current ?? 0
                 guard port > 0 else {
                     return .error(404, "No proxy runs on this server: start mock-server with --proxy-port PORT")

@@ -56,7 +56,9 @@ public struct AdminAPI: Responder {
             return engine.respond(to: request)
         }
         // A wrong method on an admin path is the router's 405 with Allow.
-        var plan = authorized(request) ? router.respond(to: request) : Self.unauthorized
+        // The PAC file is read by the system's proxy settings, which send no token; it tells
+        // only which hosts go to the proxy.
+        var plan = authorized(request) || request.path == Self.proxyPACPath ? router.respond(to: request) : Self.unauthorized
         plan.journalID = engine.record(request, plan)
         return plan
     }
