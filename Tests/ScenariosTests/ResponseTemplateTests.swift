@@ -43,6 +43,16 @@ import Testing
         #expect(parsed["q"]?.stringValue == #"{"a":1}"#)
     }
 
+    /// `\{{` is the text `{{`: a body that holds a template language's own braces can be
+    /// templated too.
+    @Test func aBackslashWritesBracesThemselves() throws {
+        let engine = try Self.engine(#"[{"name": "b", "request": {"path": "/b/{id}"}, "response": {"status": 200, "templated": true, "text": "\\{{name}} is {{request.path.id}}, \\{{x}}{{request.path.id}} a\\b"}}]"#)
+        let plan = engine.respond(to: MockRequest(method: "GET", uri: "/b/7"))
+        #expect(String(decoding: plan.body, as: UTF8.self) == #"{{name}} is 7, {{x}}7 a\b"#)
+        #expect(throws: TemplateError.self) { try ResponseTemplate("{{unknown}} \\{{fine}}") }
+        #expect(try ResponseTemplate(#"\{{only text}}"#).hasHoles == false)
+    }
+
     /// A header cannot be split by what the request sends.
     @Test func headerValuesLoseControlCharacters() throws {
         let engine = try Self.engine(#"[{"name": "h", "request": {"path": "/h"}, "response": {"status": 200, "templated": true, "headers": {"X-Echo": "{{request.query.v}}"}}}]"#)

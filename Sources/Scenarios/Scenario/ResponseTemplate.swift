@@ -17,6 +17,7 @@ import Foundation
 /// | `{{randomInt lower=1 upper=100}}` | likewise, both bounds included |
 /// | `{{now}}`, `{{now format='yyyy-MM-dd' offset='1 days'}}` | the request's time on the engine's clock (ISO 8601 in UTC; `format='epoch'` milliseconds, `'unix'` seconds) |
 ///
+/// `\{{` writes `{{` itself (a body that holds that text, such as a template language's).
 /// A missing value is empty. In a JSON body every value is escaped as the inside of a JSON
 /// string, so a request cannot break the body's syntax; in a header, control characters
 /// are dropped. An unknown hole is refused when the scenario is read, with its path.
@@ -54,8 +55,17 @@ public struct ResponseTemplate: Sendable, Hashable {
         source = text
         var parts: [Part] = []
         var rest = text[...]
+        var literal = ""
         while let open = rest.range(of: "{{") {
-            if open.lowerBound > rest.startIndex { parts.append(.text(String(rest[..<open.lowerBound]))) }
+            // `\{{` is the text `{{` (Handlebars' escape, as WireMock reads it).
+            if open.lowerBound > rest.startIndex, rest[rest.index(before: open.lowerBound)] == "\\" {
+                literal += rest[..<rest.index(before: open.lowerBound)] + "{{"
+                rest = rest[open.upperBound...]
+                continue
+            }
+            literal += rest[..<open.lowerBound]
+            if !literal.isEmpty { parts.append(.text(literal)) }
+            literal = ""
             guard let close = rest[open.upperBound...].range(of: "}}") else {
                 throw TemplateError(hole: String(rest[open.lowerBound...]), reason: "a {{ with no }}")
             }
@@ -63,7 +73,8 @@ public struct ResponseTemplate: Sendable, Hashable {
             parts.append(.hole(try Self.hole(inside.trimmingCharacters(in: .whitespaces))))
             rest = rest[close.upperBound...]
         }
-        if !rest.isEmpty { parts.append(.text(String(rest))) }
+        literal += rest
+        if !literal.isEmpty { parts.append(.text(literal)) }
         self.parts = parts
     }
 
