@@ -72,11 +72,13 @@ enum Dashboard {
     const withToken = path => token ? path + (path.includes('?') ? '&' : '?') + 'token=' + encodeURIComponent(token) : path;
     const api = (path, options) => fetch(withToken('/__admin' + path), options).then(r => r.json());
     function cell(text, cls) { const td = document.createElement('td'); td.textContent = text ?? ''; if (cls) td.className = cls; return td; }
+    // A request to another host (through the proxy, or to an API's real name) shows it.
+    const target = r => (r.method !== 'CONNECT' && r.host && r.host !== location.host ? r.host : '') + (r.uri ?? r.path);
     function addRow(r) {
       if (r.path.startsWith('/__admin')) return;
       let tr = document.querySelector(`tr[data-id="${r.id}"]`);
       if (!tr) { tr = document.createElement('tr'); tr.dataset.id = r.id; rows.prepend(tr); tr.onclick = () => show(r.id, tr); }
-      tr.replaceChildren(cell(r.id), cell(r.method), cell(r.uri ?? r.path), cell(r.status, 's' + String(r.status)[0]),
+      tr.replaceChildren(cell(r.id), cell(r.method), cell(target(r)), cell(r.status, 's' + String(r.status)[0]),
         cell(r.durationMs != null ? r.durationMs + ' ms' : '…'), cell(r.scenarioStep), cell(r.fault, r.fault ? 'fault' : ''),
         violationsCell(r.violations));
       tr.dataset.status = r.status;
@@ -98,7 +100,7 @@ enum Dashboard {
     function track(r) {
       if (r.path.startsWith('/__admin')) return;
       points.set(r.id, { id: r.id, t: Date.parse(r.receivedAt), ms: r.durationMs ?? null, status: r.status, fault: r.fault,
-                         label: `#${r.id} ${r.method} ${r.uri ?? r.path} → ${r.status}` + (r.fault ? ` (${r.fault})` : '') + (r.network ? ` over ${r.network}` : '') });
+                         label: `#${r.id} ${r.method} ${target(r)} → ${r.status}` + (r.fault ? ` (${r.fault})` : '') + (r.network ? ` over ${r.network}` : '') });
       while (points.size > 300) points.delete(points.keys().next().value);
       drawSoon();
     }
