@@ -65,7 +65,9 @@ public struct MockServerTrait: TestTrait, SuiteTrait, TestScoping {
         let server = try await TestMockServer.start(scenario: scenario, variants: variants, fixtures: fixtures, scenarios: scenarios, network: network,
                                                     apis: apis)
         // Taken here, in the test's own scope: a test waits only for tests intercepting one
-        // of its hosts, and gives them back however it ends.
+        // of its hosts, and gives them back however it ends. The test runs in the
+        // interception's scope, so its own trait inside its suite's, or `intercepting` in
+        // its body, takes a host it holds already without waiting for itself.
         let interception: HostInterception
         do {
             interception = try await server.intercept(intercepting)
@@ -84,7 +86,9 @@ public struct MockServerTrait: TestTrait, SuiteTrait, TestScoping {
         }
         do {
             try await MockServer.$running.withValue(server) {
-                try await annotating.provideScope(for: test, testCase: testCase, performing: function)
+                try await interception.inScope {
+                    try await annotating.provideScope(for: test, testCase: testCase, performing: function)
+                }
             }
         } catch {
             Attachment.record(server.journalExcerpt(limit: 500), named: "mock-server-journal.txt")
@@ -101,7 +105,9 @@ public struct MockServerTrait: TestTrait, SuiteTrait, TestScoping {
         // test still gets its own server, and a test that throws gets the journal as an
         // issue of its own.
         do {
-            try await MockServer.$running.withValue(server) { try await function() }
+            try await MockServer.$running.withValue(server) {
+                try await interception.inScope { try await function() }
+            }
         } catch {
             Issue.record(Comment(rawValue: "The mock server saw:\n" + server.journalExcerpt(limit: 50)))
             reportViolations(of: server)
@@ -167,7 +173,8 @@ extension Trait where Self == MockServerTrait {
     /// only): `TestMockServer.intercept(_:)`. Interception is process-wide: tests that
     /// intercept the same host run one at a time, and while one does, requests to that
     /// host from any test reach its server. Tests that intercept other hosts, or none, run
-    /// beside it as before.
+    /// beside it as before. A test may intercept a host its suite's trait intercepts too
+    /// (or call `intercepting` for it): the innermost server answers it.
     public static func mockServer(scenario: String = Scenario.happyPath.name, variants: [String] = [],
                                   fixtures: URL? = nil, scenarios: [Scenario] = [], network: NetworkProfile? = nil,
                                   checksRequests: Bool = true, pact: PactRecording? = nil, apis: [any MockAPI] = [],

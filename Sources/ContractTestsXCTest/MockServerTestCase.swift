@@ -37,7 +37,10 @@ open class MockServerTestCase: XCTestCase {
     /// Hosts whose requests each test's server answers in process, though the client calls
     /// its real URL (`market-training.yagom-academy.kr`, or `localhost:8080` for one port):
     /// `TestMockServer.intercept(_:)`. Tests that intercept the same host run one at a time,
-    /// and while one does, requests to that host from any test reach its server.
+    /// and while one does, requests to that host from any test reach its server. The hosts
+    /// are taken in `setUp`, outside the test method's scope, so the test method must not
+    /// intercept one of them again (`intercepting(_:isolation:_:)`): that waits for this
+    /// test's own interception, which ends only in `tearDown`.
     open var mockIntercepting: [String] { [] }
 
     /// This test's server (set between `setUp` and `tearDown`).

@@ -222,12 +222,145 @@ import FoundationNetworking
     }
     #endif
 
+    /// Nested on the same host, the inner scope neither waits for the outer one nor frees
+    /// the host when it ends: the inner server answers while it lasts, then the outer again.
+    @Test(.timeLimit(.minutes(1)))
+    func interceptingAHostTheScopeHoldsAnswersFromTheInnerServerUntilItEnds() async throws {
+        let host = Self.uniqueHost("nested")
+        let url = URL(string: "http://\(host)/categories")!
+        let outer = try await TestMockServer.start()
+        let inner = try await TestMockServer.start()
+        try await outer.intercepting([host]) {
+            try await inner.intercepting([host]) {
+                _ = try await URLSession.shared.data(from: url)
+            }
+            #expect(inner.journal.entries().count == 1)
+            #expect(outer.journal.entries().isEmpty)
+            #expect(InterceptionLocks.shared.isHeld(host))
+            _ = try await URLSession.shared.data(from: url)
+            #expect(outer.journal.entries().count == 1)
+            #expect(inner.journal.entries().count == 1)
+        }
+        #expect(!InterceptionLocks.shared.isHeld(host))
+        #expect(InterceptionTable.shared.answerer(for: url) == nil)
+        await outer.stop()
+        await inner.stop()
+    }
+
+    /// Holding locks of its own lets a test skip none of another test's: a test inside
+    /// its own interception still waits for a host another test holds.
+    @Test(.timeLimit(.minutes(1)))
+    func aTestInsideItsOwnInterceptionStillWaitsForAnotherTestsHost() async throws {
+        let host = Self.uniqueHost("shared"), own = Self.uniqueHost("own")
+        let first = try await TestMockServer.start()
+        let second = try await TestMockServer.start()
+        let firstInside = Signal(), firstMayEnd = Signal(), secondInside = Signal()
+        let firstTest = Task { try await first.intercepting([host]) { firstInside.fire(); await firstMayEnd.wait() } }
+        await firstInside.wait()
+        let secondTest = Task {
+            try await second.intercepting([own]) {
+                try await second.intercepting([host]) { secondInside.fire() }
+            }
+        }
+        #expect(await eventually { InterceptionLocks.shared.waiting(for: host) == 1 })
+        #expect(!secondInside.fired)
+        firstMayEnd.fire()
+        try await firstTest.value
+        try await secondTest.value
+        #expect(secondInside.fired)
+        #expect(!InterceptionLocks.shared.isHeld(host))
+        #expect(!InterceptionLocks.shared.isHeld(own))
+        await first.stop()
+        await second.stop()
+    }
+
+    /// A task started in a test's scope inherits the scope, but not past the test's hold:
+    /// once the test has given the host back and another test holds it, the task waits.
+    @Test(.timeLimit(.minutes(1)))
+    func aTaskThatOutlivesItsTestsScopeWaitsLikeAnyOtherTest() async throws {
+        let host = Self.uniqueHost("outlives")
+        let first = try await TestMockServer.start()
+        let second = try await TestMockServer.start()
+        let lateMayStart = Signal(), lateInside = Signal(), secondInside = Signal(), secondMayEnd = Signal()
+        let late = try await first.intercepting([host]) {
+            Task {
+                await lateMayStart.wait()
+                try await first.intercepting([host]) { lateInside.fire() }
+            }
+        }
+        let secondTest = Task { try await second.intercepting([host]) { secondInside.fire(); await secondMayEnd.wait() } }
+        await secondInside.wait()
+        lateMayStart.fire()
+        #expect(await eventually { InterceptionLocks.shared.waiting(for: host) == 1 })
+        #expect(!lateInside.fired)
+        secondMayEnd.fire()
+        try await secondTest.value
+        try await late.value
+        #expect(lateInside.fired)
+        #expect(!InterceptionLocks.shared.isHeld(host))
+        await first.stop()
+        await second.stop()
+    }
+
+    /// Tasks of one test that wait for a host another test holds get it together when it
+    /// is given back: neither waits for the other.
+    @Test(.timeLimit(.minutes(1)))
+    func waitersOfOneTestAreLetInTogether() async throws {
+        let host = Self.uniqueHost("together")
+        let locks = InterceptionLocks.shared
+        let other = InterceptionLocks.Holder(), test = InterceptionLocks.Holder()
+        await locks.acquire([host], for: other)
+        let firstInside = Signal(), secondInside = Signal()
+        let first = Task { await locks.acquire([host], for: test); firstInside.fire(); await secondInside.wait() }
+        let second = Task { await locks.acquire([host], for: test); secondInside.fire(); await firstInside.wait() }
+        #expect(await eventually { locks.waiting(for: host) == 2 })
+        locks.release([host], for: other)
+        await first.value
+        await second.value
+        locks.release([host], for: test)
+        #expect(locks.isHeld(host), "one of the test's two holds is still out")
+        locks.release([host], for: test)
+        #expect(!locks.isHeld(host))
+    }
+
+    static let heldByTheTrait = "held-by-the-trait.invalid"
+    static let heldBySuiteAndTest = "held-by-suite-and-test.invalid"
+
+    /// `intercepting` in a test whose trait intercepts the same host.
+    @Test(.mockServer(intercepting: [heldByTheTrait]), .timeLimit(.minutes(1)))
+    func interceptingAHostTheTraitHoldsAnswersFromTheInnerServer() async throws {
+        let url = URL(string: "http://\(Self.heldByTheTrait)/categories")!
+        let inner = try await TestMockServer.start()
+        try await inner.intercepting([Self.heldByTheTrait]) {
+            _ = try await URLSession.shared.data(from: url)
+        }
+        #expect(inner.journal.entries().count == 1)
+        _ = try await URLSession.shared.data(from: url)
+        #expect(MockServer.current.journal.entries().count == 1)
+        await inner.stop()
+    }
+
     @Test func anEntryThatIsNoHostFailsBeforeTakingAnyLock() async throws {
         let host = Self.uniqueHost("valid")
         let server = try await TestMockServer.start()
         await #expect(throws: InterceptionError.self) { _ = try await server.intercept([host, "https://\(host)/"]) }
         #expect(!InterceptionLocks.shared.isHeld(host))
         await server.stop()
+    }
+}
+
+/// A test with `.mockServer(intercepting:)` in a suite with the same: the test's own trait
+/// runs inside its suite's, takes the host its suite's holds already, and its server answers.
+@Suite(.mockServer(intercepting: [InterceptionLockTests.heldBySuiteAndTest]))
+struct InterceptionInSuiteTests {
+    static let host = InterceptionLockTests.heldBySuiteAndTest
+
+    @Test(.mockServer(intercepting: [host]), .timeLimit(.minutes(1)))
+    func theTestsOwnServerAnswersTheHostItsSuiteInterceptsToo() async throws {
+        let (_, response) = try await URLSession.shared.data(from: URL(string: "http://\(Self.host)/categories")!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(MockServer.current.journal.entries().count == 1)
+        #expect(InterceptionLocks.shared.isHeld(Self.host))
     }
 }
 

@@ -18,17 +18,27 @@ extension TestMockServer {
     /// requests to these hosts from any test reach this server. With no hosts it returns at
     /// once, takes no lock and installs nothing.
     ///
+    /// Inside the scope of a test's own interception (`intercepting(_:isolation:_:)`, the
+    /// `.mockServer(intercepting:)` trait on the test or its suite), and in the tasks that
+    /// scope starts, a host the test intercepts already takes no lock again: this server
+    /// answers it until the returned interception ends, then the outer one does again.
+    /// Hosts added inside the scope are taken as they are asked for, so name every host
+    /// in the outermost scope when two tests might nest the same hosts in opposite orders.
+    /// An interception returned here has no scope of its own: intercepting one of its
+    /// hosts again before `end()`, outside such a scope, waits for that `end()`.
+    ///
     /// - Parameter hosts: Host names, or `host:port` for one port.
     /// - Throws: `InterceptionError` for an entry that is no host.
     public func intercept(_ hosts: [String]) async throws(InterceptionError) -> HostInterception {
         var parsed: [InterceptedHost] = []
         for entry in hosts { parsed.append(try InterceptedHost(parsing: entry)) }
-        guard !parsed.isEmpty else { return HostInterception(hosts: [], id: nil, names: []) }
+        guard !parsed.isEmpty else { return HostInterception(hosts: [], id: nil, names: [], holder: nil) }
         InterceptingURLProtocol.install()
         let names = parsed.map(\.host)
-        await InterceptionLocks.shared.acquire(names)
+        let holder = InterceptionLocks.current ?? InterceptionLocks.Holder()
+        await InterceptionLocks.shared.acquire(names, for: holder)
         let id = InterceptionTable.shared.add(parsed, engine: engine, requestTimeout: MockURLProtocol.defaultRequestTimeout)
-        return HostInterception(hosts: parsed, id: id, names: names)
+        return HostInterception(hosts: parsed, id: id, names: names, holder: holder)
     }
 
     /// Installs interception ahead of the first test that intercepts a host (`intercept(_:)`
@@ -37,12 +47,14 @@ extension TestMockServer {
     public static func prepareInterception() { InterceptingURLProtocol.install() }
 
     /// Runs `body` while requests to `hosts` are answered by this server (`intercept(_:)`),
-    /// and ends the interception however `body` ends.
+    /// and ends the interception however `body` ends. Inside `body`, and in the tasks it
+    /// starts, intercepting these hosts again takes no lock: nested calls for the same
+    /// host never wait for this one, and the innermost server answers.
     /// `isolation` keeps `body` on the caller's actor (a `@MainActor` test's).
     public func intercepting<T>(_ hosts: [String], isolation: isolated (any Actor)? = #isolation,
                                 _ body: () async throws -> T) async throws -> T {
         let interception = try await intercept(hosts)
         defer { interception.end() }
-        return try await body()
+        return try await interception.inScope(body)
     }
 }

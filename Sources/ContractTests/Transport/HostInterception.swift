@@ -4,7 +4,8 @@ import Scenarios
 
 /// Requests to some hosts, answered in process by one test's engine until `end()`
 /// (`TestMockServer.intercept(_:)`). While it lasts no other test intercepts these host
-/// names: one that asks waits (`InterceptionLocks`).
+/// names: one that asks waits (`InterceptionLocks`). Its own test may intercept them
+/// again inside its scope (`inScope(_:)`): the newest interception answers until it ends.
 ///
 /// Interception is process-wide, as the URL loading system's protocol registration is:
 /// while it lasts, every intercepted request (through `URLSession.shared` or a session
@@ -15,12 +16,25 @@ public final class HostInterception: Sendable {
     public let hosts: [InterceptedHost]
     private let id: Int?
     private let names: [String]
+    /// Who holds the locks of `names`: the test's scope this interception was made in, or
+    /// a scope of its own.
+    private let holder: InterceptionLocks.Holder?
     private let ended = Locked(false)
 
-    init(hosts: [InterceptedHost], id: Int?, names: [String]) {
+    init(hosts: [InterceptedHost], id: Int?, names: [String], holder: InterceptionLocks.Holder?) {
         self.hosts = hosts
         self.id = id
         self.names = names
+        self.holder = holder
+    }
+
+    /// Runs `body` (and the tasks it starts) as part of this interception's test: there,
+    /// intercepting one of these hosts again takes no lock and so never waits for this
+    /// interception, while other tests still wait. `isolation` keeps `body` on the
+    /// caller's actor.
+    package func inScope<T>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T) async rethrows -> T {
+        guard let holder, InterceptionLocks.current !== holder else { return try await body() }
+        return try await InterceptionLocks.$current.withValue(holder, operation: body)
     }
 
     /// Stops intercepting, then lets the next test waiting for one of these host names
@@ -32,7 +46,7 @@ public final class HostInterception: Sendable {
         }
         guard first else { return }
         if let id { InterceptionTable.shared.remove(id) }
-        InterceptionLocks.shared.release(names)
+        if let holder { InterceptionLocks.shared.release(names, for: holder) }
     }
 
     /// An interception dropped without `end()` ends here, so its hosts are never held forever.
