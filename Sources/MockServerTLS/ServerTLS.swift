@@ -86,8 +86,8 @@ final class ServerTLS: Sendable {
 
     /// The context of a proxy tunnel to `host`: a certificate for that name from the local
     /// CA, or the one a TLS fault presents for it. Made on first use and kept: at most
-    /// `hostContextLimit` of them, the oldest going first. Nil when the CA cannot issue
-    /// one (the handshake then fails and the connection closes).
+    /// `hostContextLimit` of them, the oldest going first. When the CA cannot issue one,
+    /// the server's own certificate (the client then refuses the name).
     func hostContext(for host: String, fault: TLSHandshake.Fault?) -> NIOSSLContext {
         let key = "\(fault.map { "\($0)" } ?? "-") \(host)"
         if let made = hostContexts.withLock({ $0.contexts[key] }) { return made }

@@ -19,7 +19,7 @@ extension TLSSettings {
         }
         return SecureListener(certificateAuthority: tls.ca.caCertificate, state: tls,
                               initialize: { connection in tls.initialize(connection) },
-                              intercept: { connection, host in tls.intercept(connection, host: host) })
+                              intercept: { connection, host, isMapped in tls.intercept(connection, host: host, isMapped: isMapped) })
     }
 }
 
@@ -41,10 +41,11 @@ extension ServerTLS {
     }
 
     /// A proxy tunnel to a mapped host that starts TLS: as `initialize`, with a certificate
-    /// for the name in the client's ClientHello (SNI), or `host` when it names none. The
-    /// gate and the SNI reader are in place when this returns; the TLS handler follows the
-    /// ClientHello.
-    func intercept(_ connection: SecureConnection, host: String) -> EventLoopFuture<Void> {
+    /// for the name in the client's ClientHello (SNI) when the mock answers that name too
+    /// (`isMapped`), else for `host`, the tunnel's: a client cannot have certificates made
+    /// for names of its choosing. The gate and the SNI reader are in place when this
+    /// returns; the TLS handler follows the ClientHello.
+    func intercept(_ connection: SecureConnection, host: String, isMapped: @escaping @Sendable (String) -> Bool) -> EventLoopFuture<Void> {
         let fault = connection.engine.scenarios.handshake()
         let channel = connection.channel
         let gate = HandshakeGate(mode: Self.gateMode(fault, connection.engine), timeout: connection.limits.headTimeout)
@@ -53,8 +54,8 @@ extension ServerTLS {
             try sync.addHandler(gate)
             try sync.addHandler(ByteToMessageHandler(SNIHandler { [self] result in
                 let name: String = switch result {
-                case .hostname(let name): name.lowercased()
-                case .fallback: host
+                case .hostname(let name) where isMapped(name.lowercased()): name.lowercased()
+                default: host
                 }
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: hostContext(for: name, fault: fault?.fault)))

@@ -40,8 +40,11 @@ struct ProxySetupCommand: ParsableCommand {
         for (name, value) in [("--port", port), ("--proxy-port", proxyPort)] where !(1...65535).contains(value) {
             throw ValidationError("\(name) must be between 1 and 65535")
         }
-        guard !service.isEmpty, !service.contains("\""), !service.contains("\n") else {
-            throw ValidationError("--service must be a network service's name, without quotes")
+        guard !service.isEmpty, !service.contains("\n") else {
+            throw ValidationError("--service must be a network service's name")
+        }
+        guard !host.isEmpty, host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-:[]".contains($0)) }) else {
+            throw ValidationError("--host must be a host name or an IP address")
         }
     }
 
@@ -54,12 +57,13 @@ struct ProxySetupCommand: ParsableCommand {
     /// device instructions; nil when it has none).
     static func lines(service: String, host: String, port: Int, proxyPort: Int, allTraffic: Bool, undo: Bool, lanAddress: String?) -> [String] {
         let reachable = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host
-        let urlHost = reachable.contains(":") ? "[\(reachable)]" : reachable
+        let urlHost = reachable.contains(":") && !reachable.hasPrefix("[") ? "[\(reachable)]" : reachable
+        let service = shellQuoted(service)
         let undoLines = [
-            "# Undo: this Mac's proxy settings as they were before (proxies off).",
-            "networksetup -setautoproxystate \"\(service)\" off",
-            "networksetup -setwebproxystate \"\(service)\" off",
-            "networksetup -setsecurewebproxystate \"\(service)\" off",
+            "# Undo: turns this service's automatic, HTTP and HTTPS proxies off (a proxy you had set before must be set again).",
+            "networksetup -setautoproxystate \(service) off",
+            "networksetup -setwebproxystate \(service) off",
+            "networksetup -setsecurewebproxystate \(service) off",
         ]
         guard !undo else { return undoLines }
         var lines: [String] = []
@@ -67,14 +71,14 @@ struct ProxySetupCommand: ParsableCommand {
             lines += [
                 "# Every HTTP and HTTPS request of this Mac and its simulators goes to mock-server's proxy.",
                 "# Hosts the mock does not answer are refused unless the server runs with --pass-through.",
-                "networksetup -setwebproxy \"\(service)\" \(reachable) \(proxyPort)",
-                "networksetup -setsecurewebproxy \"\(service)\" \(reachable) \(proxyPort)",
+                "networksetup -setwebproxy \(service) \(reachable) \(proxyPort)",
+                "networksetup -setsecurewebproxy \(service) \(reachable) \(proxyPort)",
             ]
         } else {
             lines += [
                 "# The hosts the mock answers (its APIs' own and --map) go to mock-server's proxy; everything else goes direct.",
-                "networksetup -setautoproxyurl \"\(service)\" \"http://\(urlHost):\(port)/__admin/proxy.pac\"",
-                "networksetup -setautoproxystate \"\(service)\" on",
+                "networksetup -setautoproxyurl \(service) 'http://\(urlHost):\(port)/__admin/proxy.pac'",
+                "networksetup -setautoproxystate \(service) on",
             ]
         }
         lines += [
@@ -91,6 +95,11 @@ struct ProxySetupCommand: ParsableCommand {
             "#   Settings > General > About > Certificate Trust Settings.",
         ]
         return lines + undoLines
+    }
+
+    /// `text` as one word for `sh`: in single quotes, each quote in it written `'\''`.
+    static func shellQuoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     /// This machine's first IPv4 address that is neither loopback nor link-local: what a

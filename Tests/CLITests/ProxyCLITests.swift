@@ -38,16 +38,17 @@ import FoundationNetworking
         #expect(status == 0, "\(stderr)")
         let commands = stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }
         #expect(commands == [
-            "networksetup -setautoproxyurl \"Wi-Fi\" \"http://127.0.0.1:8081/__admin/proxy.pac\"",
-            "networksetup -setautoproxystate \"Wi-Fi\" on",
-            "networksetup -setautoproxystate \"Wi-Fi\" off",
-            "networksetup -setwebproxystate \"Wi-Fi\" off",
-            "networksetup -setsecurewebproxystate \"Wi-Fi\" off",
+            "networksetup -setautoproxyurl 'Wi-Fi' 'http://127.0.0.1:8081/__admin/proxy.pac'",
+            "networksetup -setautoproxystate 'Wi-Fi' on",
+            "networksetup -setautoproxystate 'Wi-Fi' off",
+            "networksetup -setwebproxystate 'Wi-Fi' off",
+            "networksetup -setsecurewebproxystate 'Wi-Fi' off",
         ], "\(stdout)")
         #expect(stdout.contains("mock-server ca --simulator booted"))
         #expect(stdout.contains(":8081/__admin/ca.mobileconfig"))
-        let all = try await MockServerProcess.run(["proxy-setup", "--all-traffic", "--service", "Ethernet", "--proxy-port", "9091"])
-        #expect(all.1.contains("networksetup -setwebproxy \"Ethernet\" 127.0.0.1 9091\nnetworksetup -setsecurewebproxy \"Ethernet\" 127.0.0.1 9091"), "\(all.1)")
+        // A service name is one shell word, whatever it holds.
+        let all = try await MockServerProcess.run(["proxy-setup", "--all-traffic", "--service", "Bob's $(reboot) LAN", "--proxy-port", "9091"])
+        #expect(all.1.contains("networksetup -setwebproxy 'Bob'\\''s $(reboot) LAN' 127.0.0.1 9091\nnetworksetup -setsecurewebproxy 'Bob'\\''s $(reboot) LAN' 127.0.0.1 9091"), "\(all.1)")
         let undo = try await MockServerProcess.run(["proxy-setup", "--undo"])
         #expect(undo.1.split(separator: "\n").filter { !$0.hasPrefix("#") }.count == 3, "\(undo.1)")
     }

@@ -36,10 +36,11 @@ import FoundationNetworking
     }
 
     /// One proxy request on a raw connection, and what came back before the proxy closed it.
-    static func raw(_ server: TestServer, _ request: String) async throws -> RawResponse? {
+    /// `headOnly`: stop at the end of the first head (a tunnel's 200 is followed by nothing).
+    static func raw(_ server: TestServer, _ request: String, headOnly: Bool = false) async throws -> RawResponse? {
         let connection = try RawConnection(port: try #require(server.address.proxyPort))
         connection.send(request)
-        return await connection.read(timeout: 10).responses.first
+        return await connection.read(timeout: 10, until: { headOnly && $0.range(of: Data("\r\n\r\n".utf8)) != nil }).responses.first
     }
 
     static func reason(_ response: RawResponse?) -> String {
@@ -104,6 +105,12 @@ import FoundationNetworking
                                                     "-verify_return_error", "-verify_hostname", "b.example.test"], input: "")
         #expect(result.stdout.contains("Verify return code: 0 (ok)"), "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("b.example.test"), "\(result.stdout)")
+        // A name the mock does not answer gets the tunnel's certificate, not one of its own.
+        let other = try await Tool.run("openssl", ["s_client", "-proxy", "127.0.0.1:\(port)", "-connect", "a.example.test:443",
+                                                   "-servername", "evil.example.test", "-CAfile", try await TestCA.trusted().certificateURL.path,
+                                                   "-verify_return_error", "-verify_hostname", "a.example.test"], input: "")
+        #expect(other.stdout.contains("Verify return code: 0 (ok)"), "\(other.stdout)\(other.stderr)")
+        #expect(!other.stdout.contains("evil.example.test"), "\(other.stdout)")
     }
 
     @Test func anUnmappedHostIsRefusedWithAReason() async throws {
@@ -116,7 +123,7 @@ import FoundationNetworking
         let absolute = try await Self.raw(server, "GET http://example.com/ HTTP/1.1\r\nHost: example.com\r\n\r\n")
         #expect(absolute?.status == 403)
         #expect(Self.reason(absolute).contains("--map example.com=API"), "\(Self.reason(absolute))")
-        let refused = server.engine.journal.entries().filter { $0.answeredBy == "proxy.refused" }
+        let refused = server.engine.journal.entries().filter { $0.answeredBy == nil && $0.request.headers["Host"]?.hasPrefix("example.com") == true }
         #expect(refused.map(\.status) == [403, 403])
     }
 
@@ -141,6 +148,54 @@ import FoundationNetworking
         #expect(answered.first { $0.request.path == "/order" }?.request.body.data == Data(#"{"menuIds":[1]}"#.utf8))
         let proxied = server.engine.journal.entries().compactMap(\.answeredBy).sorted()
         #expect(proxied == ["proxy.forward", "proxy.tunnel"], "\(proxied)")
+    }
+
+    /// A forwarded request is one request: what the client pipelines after it does not
+    /// reach the upstream, and the proxy's credential is neither passed on nor journaled.
+    @Test func aForwardedRequestIsOneRequest() async throws {
+        let upstream = try await TestServer.start()
+        defer { Task { await upstream.stop() } }
+        let server = try await Self.start(passThrough: true, allowedPorts: [upstream.port], adminToken: "s3cret")
+        defer { Task { await server.stop() } }
+        let authority = "127.0.0.1:\(upstream.port)"
+        let credential = "Proxy-Authorization: Basic \(Data("me:s3cret".utf8).base64EncodedString())\r\n"
+        let response = try await Self.raw(server, "GET http://\(authority)/menu HTTP/1.1\r\nHost: \(authority)\r\n\(credential)\r\n"
+                                          + "GET http://\(authority)/categories HTTP/1.1\r\nHost: \(authority)\r\n\(credential)\r\n")
+        #expect(response?.status == 200)
+        let answered = upstream.engine.journal.entries()
+        #expect(answered.map(\.request.path) == ["/menu"])
+        #expect(answered.first?.request.headers["Proxy-Authorization"] == nil)
+        #expect(server.engine.journal.entries().allSatisfy { $0.request.headers["Proxy-Authorization"] == nil })
+    }
+
+    /// A trailing dot names the same host; an upper-case scheme is a scheme.
+    @Test func namesAreReadAsHostsAreNamed() async throws {
+        let server = try await Self.start()
+        defer { Task { await server.stop() } }
+        let tunnel = try await Self.raw(server, "CONNECT market-training.yagom-academy.kr.:443 HTTP/1.1\r\n\r\n", headOnly: true)
+        #expect(tunnel?.status == 200)
+        let absolute = try await Self.raw(server, "GET HTTP://Market-Training.yagom-academy.kr/api/products?page_no=1&items_per_page=1 HTTP/1.1\r\n"
+                                          + "Host: market-training.yagom-academy.kr\r\nConnection: close\r\n\r\n")
+        #expect(absolute?.status == 200)
+        let body = String(decoding: absolute?.body ?? Data(), as: UTF8.self)
+        #expect(body.contains("\"items_per_page\":1"), "\(body.prefix(200))")
+    }
+
+    /// A proxy other machines reach passes nothing through to this machine's own addresses.
+    @Test func anExposedProxyPassesNothingToThisMachine() async throws {
+        let upstream = try await TestServer.start()
+        defer { Task { await upstream.stop() } }
+        let engine = try MockEngine(configuration: EngineConfiguration(fixturesDirectory: MockFixtures.directory))
+        let server = MockHTTPServer(engine: engine, configuration: ServerConfiguration(
+            host: "0.0.0.0", forwardProxy: ForwardProxy(passThrough: true, allowedTunnelPorts: [upstream.port], openToNetwork: true)))
+        let address = try await server.start()
+        defer { Task { await server.stop() } }
+        let connection = try RawConnection(port: try #require(address.proxyPort))
+        connection.send("CONNECT localhost:\(upstream.port) HTTP/1.1\r\n\r\n")
+        let response = await connection.read(timeout: 10).responses.first
+        #expect(response?.status == 403)
+        #expect(Self.reason(response).contains("this machine"), "\(Self.reason(response))")
+        #expect(upstream.engine.journal.entries().isEmpty)
     }
 
     @Test func aTunnelToAPortNotAllowedIsRefused() async throws {

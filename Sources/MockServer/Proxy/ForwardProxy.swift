@@ -14,7 +14,9 @@ import Scenarios
 ///   server's own ports, and the journal records the host.
 /// - Any other host is refused with a 403 and a JSON reason, unless `passThrough` is set:
 ///   then a `CONNECT` tunnel goes to the real host unchanged (to `allowedTunnelPorts`
-///   only) and an absolute-form request is forwarded to it.
+///   only) and an absolute-form request is forwarded to it. A proxy other machines can
+///   reach passes nothing through to this machine's own addresses (loopback, link-local).
+/// - A proxy request's `Proxy-Authorization` is neither journaled nor passed on.
 /// - The server refuses to start a proxy that machines other than this one can reach
 ///   unless `ServerConfiguration.adminToken` is set (clients then send it as
 ///   `Proxy-Authorization`, Basic with any user name or Bearer) or `openToNetwork` is.
@@ -30,9 +32,11 @@ public struct ForwardProxy: Sendable {
     public var allowedTunnelPorts: Set<Int>
     /// Start off loopback without `adminToken`: anyone who can reach the port may use it.
     public var openToNetwork: Bool
-    /// The TLS of tunnels to mapped hosts (`MockServerTLS`'s `TLSSettings`): its local CA
-    /// issues each host's certificate. Without one, a tunnel that starts a TLS handshake is
-    /// closed (and journaled); plain HTTP through a tunnel still works.
+    /// The TLS of tunnels to mapped hosts when the server has none of its own
+    /// (`ServerConfiguration.secureTransport`, which is used first): `MockServerTLS`'s
+    /// `TLSSettings`, whose local CA issues each host's certificate. Without either, a
+    /// tunnel that starts a TLS handshake is closed, with a warning in the log; plain HTTP
+    /// through a tunnel still works.
     public var secureTransport: (any SecureTransport)?
     /// How long a pass-through connection to a real host may take to open.
     public var connectTimeout: TimeAmount

@@ -8,13 +8,18 @@ import Scenarios
 /// other requests: a `CONNECT` becomes a tunnel, answered here (a mapped host) or glued to
 /// the real host (pass-through); an absolute-form request is answered as the server's own
 /// (a mapped host) or forwarded. Every refusal is a JSON error, journaled, and closes the
-/// connection; every `CONNECT` is journaled too, so the journal shows each tunnel.
+/// connection; every `CONNECT` is journaled too, so the journal shows each tunnel. While a
+/// tunnel is set up (an upstream connecting) nothing more is read from the client.
 extension HTTPRequestHandler {
     /// Handles `request` if it is a proxy request. Returns the request to answer as the
     /// server's own: `request` itself (origin-form), or an absolute-form request to a
     /// mapped host with that host as its base URL; nil when it was handled here.
-    func proxyRequest(_ proxy: ProxyContext, _ request: MockRequest, head: HTTPRequestHead, body: ByteBuffer,
+    func proxyRequest(_ proxy: ProxyContext, _ received: MockRequest, head: HTTPRequestHead, body: ByteBuffer,
                       context: ChannelHandlerContext) -> MockRequest? {
+        // The proxy's credential (the admin token) is for this hop alone: it is neither
+        // journaled nor passed on.
+        var request = received
+        request.headers.remove("Proxy-Authorization")
         if head.method == .CONNECT {
             guard proxy.authorizes(head.headers.first(name: "proxy-authorization")) else {
                 refuseProxy(407, Self.proxyAuthenticationReason, request: request, head: head, context: context)
@@ -46,10 +51,10 @@ extension HTTPRequestHandler {
             refuseProxy(400, "Malformed proxy request: \(problem.reason)", request: request, head: head, context: context)
         case .success(let target):
             if proxy.isMapped(target.host) {
-                var mapped = request
                 let defaultPort = absolute.scheme == "https" ? 443 : 80
-                mapped.baseURL = absolute.scheme + "://" + (target.port == defaultPort ? Self.urlHost(target.host) : target.authority)
-                return mapped
+                return MockRequest(method: request.method, uri: absolute.originForm, headers: request.headers, body: request.body,
+                                   baseURL: absolute.scheme + "://" + (target.port == defaultPort ? Self.urlHost(target.host) : target.authority),
+                                   receivedAt: request.receivedAt, connection: request.connection)
             } else if !proxy.settings.passThrough {
                 refuseProxy(403, proxy.unmappedReason(target), request: request, head: head, context: context)
             } else if absolute.scheme == "https" {
@@ -73,11 +78,12 @@ extension HTTPRequestHandler {
         return "Port \(target.port) is not allowed: the proxy passes traffic through to ports \(allowed) only; --proxy-allow-port \(target.port) allows it"
     }
 
-    /// A proxy request refused: a JSON error, journaled, then the connection closes.
+    /// A proxy request refused: a JSON error, journaled as unmatched (nothing answers it,
+    /// as a request no route or stub answers), then the connection closes.
     private func refuseProxy(_ status: Int, _ reason: String, request: MockRequest, head: HTTPRequestHead, context: ChannelHandlerContext) {
         var plan = ResponsePlan.error(status, reason)
         if status == 407 { plan.headers.add("Proxy-Authenticate", "Basic realm=\"mock-server\"") }
-        plan.answeredBy = "proxy.refused"
+        tunnelPending = false
         state = .responding
         inFlight = (shared.engine.recordRejected(request, plan: plan), request.receivedAt)
         execute(plan, for: head, context: context, keepAlive: false)
@@ -96,6 +102,7 @@ extension HTTPRequestHandler {
     private func openTunnel(to target: ProxyTarget, request: MockRequest, proxy: ProxyContext, context: ChannelHandlerContext) {
         journalProxied(request, status: 200, answeredBy: "proxy.connect")
         startHanging()
+        tunnelPending = true
         clock?.stop()
         context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: Self.connectionEstablished)), promise: nil)
         becomeTunnel(context: context, handlers: [TunnelStart(target: target, proxy: proxy)])
@@ -105,6 +112,7 @@ extension HTTPRequestHandler {
     private func tunnelThrough(to target: ProxyTarget, request: MockRequest, head: HTTPRequestHead, proxy: ProxyContext,
                                context: ChannelHandlerContext) {
         startHanging()
+        tunnelPending = true
         clock?.stop()
         connectUpstream(target, request: request, head: head, proxy: proxy, context: context) { handler, context, upstream, glue in
             handler.journalProxied(request, status: 200, answeredBy: "proxy.tunnel")
@@ -115,10 +123,12 @@ extension HTTPRequestHandler {
 
     /// An absolute-form request to a host the mock does not answer, sent on to it
     /// (pass-through) as an origin-form request with `Connection: close`; its answer comes
-    /// back unchanged and the connection closes after it.
+    /// back unchanged, the connection closes when the upstream's does, and nothing more
+    /// the client sends on it goes anywhere.
     private func forward(to target: ProxyTarget, originForm: String, request: MockRequest, head: HTTPRequestHead, body: ByteBuffer,
                          proxy: ProxyContext, context: ChannelHandlerContext) {
         startHanging()
+        tunnelPending = true
         clock?.stop()
         var outgoing = context.channel.allocator.buffer(capacity: 256 + body.readableBytes)
         outgoing.writeString("\(head.method.rawValue) \(originForm) HTTP/1.1\r\nHost: \(target.port == 80 ? Self.urlHost(target.host) : target.authority)\r\n")
@@ -138,6 +148,9 @@ extension HTTPRequestHandler {
             journalProxied(request, status: first.flatMap(Self.statusCode(of:)) ?? 502, answeredBy: "proxy.forward")
         }) { handler, context, upstream, glue in
             upstream.writeAndFlush(outgoing, promise: nil)
+            // One request: the answer comes back, and anything more the client sends on this
+            // connection (a pipelined request, perhaps for another host) goes nowhere.
+            glue.dropsReads = true
             handler.becomeTunnel(context: context, handlers: [IdleStateHandler(allTimeout: proxy.services.limits.idleTimeout), glue])
         }
     }
@@ -175,6 +188,12 @@ extension HTTPRequestHandler {
                 case .failure(let error):
                     handler.refuseProxy(502, "The proxy cannot reach \(target.authority): \(error)", request: request, head: head, context: context)
                 case .success(let upstream):
+                    if proxy.refusesLocalDestinations, let address = upstream.remoteAddress, ProxyContext.isLocal(address) {
+                        upstream.close(promise: nil)
+                        handler.refuseProxy(403, "\(target.host) is this machine or its link (\(address.ipAddress ?? "")): other machines reach the proxy, so it passes nothing through to local addresses",
+                                            request: request, head: head, context: context)
+                        return
+                    }
                     guard context.channel.isActive else {
                         upstream.close(promise: nil)
                         handler.journalProxied(request, status: 499, answeredBy: "proxy.abandoned")
@@ -207,6 +226,9 @@ extension HTTPRequestHandler {
                 pipeline.removeHandler(context: context, promise: nil)
                 pipeline.removeHandler(decoder, promise: nil)
                 if let clock = handler.clock { pipeline.removeHandler(clock, promise: nil) }
+                // Reads were held while the tunnel was set up; its handlers ask from now on.
+                handler.tunnelPending = false
+                context.channel.read()
             } catch {
                 context.close(promise: nil)
             }

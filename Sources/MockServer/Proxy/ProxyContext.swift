@@ -13,8 +13,14 @@ final class ProxyContext: Sendable {
     /// The TLS of tunnels to mapped hosts: a certificate per host from the local CA.
     let secure: SecureListener?
 
-    init(settings: ForwardProxy, mappedHosts: [String], token: String?, services: ListenerServices, secure: SecureListener?) {
+    /// Other machines can reach the proxy: pass-through goes to no address of this machine
+    /// or its link (loopback, link-local, unspecified), which they could not reach themselves.
+    let refusesLocalDestinations: Bool
+
+    init(settings: ForwardProxy, mappedHosts: [String], token: String?, services: ListenerServices, secure: SecureListener?,
+         exposed: Bool) {
         self.settings = settings
+        refusesLocalDestinations = exposed
         self.mappedHosts = Set(mappedHosts.map { $0.lowercased() })
         self.token = token
         self.services = services
@@ -22,6 +28,28 @@ final class ProxyContext: Sendable {
     }
 
     func isMapped(_ host: String) -> Bool { mappedHosts.contains(host) }
+
+    /// Whether `address` is loopback, link-local or unspecified (IPv4, IPv6, and IPv4
+    /// mapped into IPv6): where a connection stays on this machine or its link.
+    static func isLocal(_ address: SocketAddress) -> Bool {
+        switch address {
+        case .v4(let v4):
+            let bytes = withUnsafeBytes(of: v4.address.sin_addr) { Array($0) }
+            return isLocalV4(bytes)
+        case .v6(let v6):
+            let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
+            if bytes.prefix(10).allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF { return isLocalV4(Array(bytes.suffix(4))) }
+            let loopbackOrUnspecified = bytes.prefix(15).allSatisfy { $0 == 0 } && bytes[15] <= 1
+            let linkLocal = bytes[0] == 0xFE && (bytes[1] & 0xC0) == 0x80
+            return loopbackOrUnspecified || linkLocal
+        case .unixDomainSocket:
+            return true
+        }
+    }
+
+    private static func isLocalV4(_ bytes: [UInt8]) -> Bool {
+        bytes.count == 4 && (bytes[0] == 127 || bytes[0] == 0 || (bytes[0] == 169 && bytes[1] == 254))
+    }
 
     /// Whether `value` (a `Proxy-Authorization` field, nil when absent) carries the token:
     /// `Basic` with any user name and the token as password (what iOS and macOS send for a

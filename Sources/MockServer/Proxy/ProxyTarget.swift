@@ -77,6 +77,9 @@ struct ProxyTarget: Equatable, Sendable {
         } else {
             return .failure(.init("a CONNECT request target is host:port, and \(authority.prefix(60)) has no port"))
         }
+        // A fully qualified name's trailing dot names the same host.
+        if host.hasSuffix("."), !host.contains(":") { host = host.dropLast() }
+        guard !host.isEmpty, !host.hasSuffix(".") else { return .failure(.init("\(authority.prefix(60)) is not a host name")) }
         return .success(ProxyTarget(host: host.lowercased(), port: port))
     }
 

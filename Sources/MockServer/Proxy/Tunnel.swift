@@ -33,6 +33,14 @@ final class TunnelStart: ChannelInboundHandler, RemovableChannelHandler {
         timeout = nil
     }
 
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent {
+            context.close(promise: nil)   // the server is stopping, and nothing was asked yet
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !started else {
             context.fireChannelRead(data)
@@ -55,7 +63,8 @@ final class TunnelStart: ChannelInboundHandler, RemovableChannelHandler {
                 let fallback = "https://" + target.authority
                 // Installs its handlers at once (the TLS handler once the ClientHello's
                 // server name is read), so the bytes passed on below reach them.
-                _ = intercept(services.secureConnection(channel, fallbackBaseURL: { fallback }), target.host)
+                let proxy = proxy
+                _ = intercept(services.secureConnection(channel, fallbackBaseURL: { fallback }), target.host, { proxy.isMapped($0) })
             } else {
                 try services.addHTTP1(channel, scheme: "http", fallbackBaseURL: "http://" + target.authority)
             }
@@ -80,6 +89,9 @@ final class GlueHandler: ChannelDuplexHandler {
     private var partner: GlueHandler?
     private var context: ChannelHandlerContext?
     private var pendingRead = false
+    /// What this side reads goes nowhere (the client of a forwarded request, which is one
+    /// request: a pipelined one after it must not reach the upstream).
+    var dropsReads = false
     /// On the upstream side of a forwarded request: told of the answer's first bytes (nil if
     /// the upstream closed first), once.
     private var firstRead: ((ByteBuffer?) -> Void)?
@@ -118,8 +130,13 @@ final class GlueHandler: ChannelDuplexHandler {
         context?.close(mode: .output, promise: nil)
     }
 
+    /// Closes once what was written to this side has gone out: the end of an answer the
+    /// partner read just before it closed reaches a slow reader too.
     private func partnerCloseFull() {
-        context?.close(promise: nil)
+        guard let context else { return }
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(capacity: 0))).assumeIsolated().whenComplete { _ in
+            context.close(promise: nil)
+        }
     }
 
     private func partnerBecameWritable() {
@@ -137,6 +154,7 @@ final class GlueHandler: ChannelDuplexHandler {
             self.firstRead = nil
             firstRead(bytes)
         }
+        guard !dropsReads else { return }
         partner?.partnerWrite(bytes)
     }
 
@@ -155,7 +173,8 @@ final class GlueHandler: ChannelDuplexHandler {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let event = event as? ChannelEvent, case .inputClosed = event {
             partner?.partnerWriteEOF()
-        } else if event is IdleStateHandler.IdleStateEvent {
+        } else if event is IdleStateHandler.IdleStateEvent || event is ChannelShouldQuiesceEvent {
+            // Idle, or the server is stopping: a tunnel has no answer to finish.
             context.close(promise: nil)
         } else {
             context.fireUserInboundEventTriggered(event)

@@ -95,7 +95,8 @@ public actor MockHTTPServer {
         if let forwardProxy = configuration.forwardProxy {
             let tunnelTLS = try listener ?? forwardProxy.secureTransport.map { transport throws(ServerError) in try transport.makeListener() }
             proxyContext = ProxyContext(settings: forwardProxy, mappedHosts: ForwardProxy.mappedHosts(of: engine),
-                                        token: configuration.adminToken, services: services, secure: tunnelTLS)
+                                        token: configuration.adminToken, services: services, secure: tunnelTLS,
+                                        exposed: !ServerConfiguration.isLoopback(configuration.host))
         } else {
             proxyContext = nil
         }

@@ -28,14 +28,16 @@ public struct SecureListener: Sendable {
     /// Sets up a new connection's pipeline: the TLS handler, then HTTP by `connection`.
     package let initialize: @Sendable (SecureConnection) -> EventLoopFuture<Void>
     /// Sets up the pipeline of a proxy tunnel to a mapped host that starts a TLS handshake:
-    /// a certificate for the name the client asks for (its SNI, else `host`, the
-    /// `CONNECT` target's), then HTTP by `connection`. Its handlers are in place when it
-    /// returns, so the bytes read so far can be passed on. Nil: tunnels cannot carry TLS.
-    package let intercept: (@Sendable (_ connection: SecureConnection, _ host: String) -> EventLoopFuture<Void>)?
+    /// a certificate for `host` (the `CONNECT` target's), or for the name the client's
+    /// ClientHello asks for (SNI) when `isMapped` says the mock answers that one too, then
+    /// HTTP by `connection`. Its handlers are in place when it returns, so the bytes read
+    /// so far can be passed on. Nil: tunnels cannot carry TLS.
+    package let intercept: (@Sendable (_ connection: SecureConnection, _ host: String, _ isMapped: @escaping @Sendable (String) -> Bool)
+                            -> EventLoopFuture<Void>)?
 
     package init(certificateAuthority: CACertificate?, state: any Sendable,
                  initialize: @escaping @Sendable (SecureConnection) -> EventLoopFuture<Void>,
-                 intercept: (@Sendable (SecureConnection, String) -> EventLoopFuture<Void>)? = nil) {
+                 intercept: (@Sendable (SecureConnection, String, @escaping @Sendable (String) -> Bool) -> EventLoopFuture<Void>)? = nil) {
         self.certificateAuthority = certificateAuthority
         self.state = state
         self.initialize = initialize

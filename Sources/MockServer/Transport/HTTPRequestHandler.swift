@@ -75,6 +75,8 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     @exclusivity(unchecked) var upload: UploadPace?
     /// Reads are held until the uplink has carried what came so far.
     @exclusivity(unchecked) var uploadHeld = false
+    /// Reads are held while the proxy sets up a tunnel (`HTTPRequestHandler+Proxy`).
+    @exclusivity(unchecked) var tunnelPending = false
 
     /// Whether a new request has to wait for the current response.
     private var isBusy: Bool {
@@ -190,7 +192,7 @@ final class HTTPRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// A stopping server reads no further HTTP/1.1 requests; an HTTP/2 stream still reads
     /// the rest of its one request (the GOAWAY named it as taken).
     func read(context: ChannelHandlerContext) {
-        if queued.isEmpty && !readsStopped && !uploadHeld {
+        if queued.isEmpty && !readsStopped && !uploadHeld && !tunnelPending {
             context.read()
         } else {
             readWithheld = true

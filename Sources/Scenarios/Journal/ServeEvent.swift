@@ -72,8 +72,9 @@ public struct RecordedRequest: Sendable {
     public let query: [(name: String, value: String)]
     public let headers: HeaderFields
     public let body: RecordedBody
-    /// `scheme://host[:port]` as the client addressed the server (its `Host` or
-    /// `:authority`, or the absolute URL a proxy request named).
+    /// `scheme://host[:port]` as the client addressed the server: its `Host` or
+    /// `:authority` (as the client wrote it, so any name), or for a proxy's absolute-form
+    /// request to a mapped host, that URL's.
     public let baseURL: String
     /// The host and port of `baseURL`: which host the client thought it was talking to.
     public var host: String {
