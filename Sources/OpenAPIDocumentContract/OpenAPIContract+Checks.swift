@@ -98,7 +98,7 @@ extension OpenAPIContract {
             return "\(answer): the call threw \(described) — a decoding error on an error status: the body was decoded as a success, "
                 + "or the client's error model does not fit \(sentBody)"
         case .threw(let error, _):
-            // `outcome(within:)`'s closure above never throws; kept for completeness.
+            // Not met: the call's own error comes back in the `Result`.
             return "\(answer): the call threw \(error)"
         }
     }

@@ -29,8 +29,8 @@ import Scenarios
 ///   throws on each documented error status — an error that is not a `DecodingError`,
 ///   which would mean the error body was decoded as a success, or that the client's error
 ///   model does not fit the documented one;
-/// - `timeout.hang`, `timeout.slow-in-time`, `cancellation`: as in the shipped suites
-///   (`CommonChecks`).
+/// - `timeout.hang`, `timeout.slow-in-time` (for an operation with a documented success),
+///   `cancellation`: as in the shipped suites (`CommonChecks`).
 ///
 /// `API.coverage` (recommended) lists the document's operations that have no call.
 public enum OpenAPIContract {
@@ -81,15 +81,19 @@ public enum OpenAPIContract {
         let id = "\(context.api).\(operation.name)"
         let pattern = operation.requestPattern(under: context.basePath)
         let invoke: @Sendable (CheckRun<Client>) async throws -> Returned = { Returned(try await call($0.provider)) }
-        return [
+        var checks = [
             request(id + ".request", operation, context, invoke),
             answers(id + ".answers", operation, context, invoke),
             CommonChecks.hangTimesOut(id + ".timeout.hang", call: operation.name, pattern: pattern, margin: configuration.timeoutMargin, invoke),
-            CommonChecks.slowButInTime(id + ".timeout.slow-in-time", call: operation.name, pattern: pattern,
-                                       delay: configuration.timeout * 0.6, invoke),
-            CommonChecks.cancellationSendsNothingMore(id + ".cancellation", call: operation.name, pattern: pattern,
-                                                      delay: configuration.timeout * 0.6, invoke),
         ]
+        // A slow answer that must succeed needs a success to be slow with.
+        if operation.answers.contains(where: \.isSuccess) {
+            checks.append(CommonChecks.slowButInTime(id + ".timeout.slow-in-time", call: operation.name, pattern: pattern,
+                                                     delay: configuration.timeout * 0.6, invoke))
+        }
+        checks.append(CommonChecks.cancellationSendsNothingMore(id + ".cancellation", call: operation.name, pattern: pattern,
+                                                                delay: configuration.timeout * 0.6, invoke))
+        return checks
     }
 
     /// The document's operations that have no call.
@@ -114,11 +118,14 @@ struct DocumentContext: Sendable {
     func describe(_ operation: DocumentOperation) -> String { "\(operation.method) \(basePath)\(operation.path)" }
 }
 
-/// What a call returned, as the reports print it.
+/// What a call returned, as the reports print it (at most 120 characters).
 struct Returned: Sendable, CustomStringConvertible {
     let value: any Sendable
     init(_ value: any Sendable) { self.value = value }
-    var description: String { "\(value)" }
+    var description: String {
+        let text = "\(value)"
+        return text.count > 120 ? String(text.prefix(120)) + "…" : text
+    }
 }
 
 /// Why `OpenAPIContract.suite(document:client:name:configuration:calls:)` made no suite.

@@ -62,7 +62,9 @@ extension DocumentOperation {
             guard (200...299).contains(status) || (400...599).contains(status), seen.insert(status).inserted else { continue }
             found += Self.answers(of: response, status: status)
         }
-        return found.sorted { ($0.isSuccess ? 0 : 1, $0.status) < ($1.isSuccess ? 0 : 1, $1.status) }
+        // Examples of one response keep their order (by name).
+        return found.enumerated().sorted { ($0.element.isSuccess ? 0 : 1, $0.element.status, $0.offset) < ($1.element.isSuccess ? 0 : 1, $1.element.status, $1.offset) }
+            .map(\.element)
     }
 
     /// One answer per named example of the response's JSON body (else its first body's),
