@@ -26,6 +26,8 @@ let package = Package(
         // Any API from its OpenAPI document (OpenAPIKit, Yams), and its `.mockServer(api:)` trait.
         .library(name: "OpenAPIDocumentAPI", targets: ["OpenAPIDocumentAPI"]),
         .library(name: "OpenAPIDocumentAPITesting", targets: ["OpenAPIDocumentAPITesting"]),
+        // A contract suite for a client of the API a document describes (`OpenAPIContract`).
+        .library(name: "OpenAPIDocumentContract", targets: ["OpenAPIDocumentContract"]),
         .executable(name: "mock-server", targets: ["mock-server"]),
         .executable(name: "mock-server-record", targets: ["mock-server-record"]),
     ],
@@ -127,6 +129,9 @@ let package = Package(
         ),
         // `.mockServer(api: URL)` for Swift Testing: the trait of ContractTestsTesting with a document's API.
         .target(name: "OpenAPIDocumentAPITesting", dependencies: ["OpenAPIDocumentAPI", "ContractTestsTesting", "ContractTests", "Scenarios"]),
+        // `OpenAPIContract`: the harness's checks for a client of a document's API. No test
+        // framework: Swift Testing and XCTest targets both run its suites.
+        .target(name: "OpenAPIDocumentContract", dependencies: ["OpenAPIDocumentAPI", "ContractTests", "Scenarios"]),
         // Recording through a proxy: URLSession (FoundationNetworking on Linux, which
         // loads libcurl), so it is kept out of the serving binary.
         .target(name: "MockRecording", dependencies: ["MockServer", "Scenarios", "MockFixtures", .product(name: "Logging", package: "swift-log")]),
@@ -200,7 +205,8 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenAPIDocumentAPITests",
-            dependencies: ["OpenAPIDocumentAPI", "OpenAPIDocumentAPITesting", "ContractTestsTesting", "ContractTests", "Scenarios", "MockFixtures"],
+            dependencies: ["OpenAPIDocumentAPI", "OpenAPIDocumentAPITesting", "OpenAPIDocumentContract", "ContractTestsTesting", "ContractTests",
+                           "Scenarios", "MockFixtures"],
             resources: [.copy("Documents")]
         ),
         // Runs the built `mock-server` binary as a user would (exit codes, signals, --help).

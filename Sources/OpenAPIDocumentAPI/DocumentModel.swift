@@ -21,7 +21,8 @@ public final class OpenAPIDocument: Sendable {
     /// How many operations it has (each answers).
     public var operationCount: Int { operations.count }
 
-    let operations: [DocumentOperation]
+    /// Its operations, by path then method.
+    public let operations: [DocumentOperation]
     let validator: SchemaValidator
     /// The document's checker, for `--strict` answers.
     let conformance: RequestConformance
@@ -70,12 +71,14 @@ public final class OpenAPIDocument: Sendable {
 }
 
 /// One operation of the document, with its answers sorted out once.
-struct DocumentOperation: Sendable {
-    let method: String
-    /// The path template as the document writes it (`/pets/{id}`).
-    let path: String
-    /// `operationId`, else `METHOD path`.
-    let name: String
+public struct DocumentOperation: Sendable {
+    /// `GET`, `POST`, … in upper case.
+    public let method: String
+    /// The path template as the document writes it (`/pets/{id}`), without the servers' path.
+    public let path: String
+    /// `operationId`, else `METHOD path`: the route's name in the journal
+    /// (`routeName(api:)`) and the operation's name in contract checks.
+    public let name: String
     let responses: [DocumentResponse]
     /// The response answered when the request prefers none (the lowest 2xx, else `default`, else the lowest).
     let primary: Int?

@@ -27,7 +27,7 @@ public struct DocumentSimulator: ServedAPI {
                 let template = base + Self.routeTemplate(operation.path)
                 let pattern = PathPattern(template)
                 let simulator = self
-                let route = Route("\(apiName).\(operation.name)", RequestPattern(method: operation.method, path: template)) { request, _ in
+                let route = Route(operation.routeName(api: apiName), operation.requestPattern(under: base)) { request, _ in
                     simulator.answer(operation, base: base, request)
                 }
                 routes.append((pattern.description.split(separator: "/").filter { !$0.hasPrefix("{") && $0 != "*" }.count, route))

@@ -226,7 +226,10 @@ public struct CheckRun<Provider: Sendable>: Sendable {
         }
     }
 
-    static func describe(_ error: any Error) -> String {
+    /// An error as the checks' messages show it: a `DecodingError` with the JSON path
+    /// where it stopped, a `URLError` by its code's name on every platform, and a
+    /// provider's own error with the `URLError` it carries, if any.
+    public static func describe(_ error: any Error) -> String {
         if let urlError = error as? URLError { return describe(urlError) }
         if let decoding = error as? DecodingError {
             switch decoding {

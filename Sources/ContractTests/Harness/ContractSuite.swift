@@ -60,11 +60,16 @@ public struct SuiteConfiguration: Sendable {
     /// the local CA's folder, created on first use). Nil: `.secureSockets` fails each check
     /// saying so; the other transports never use it.
     public var tls: (any SecureTransport)?
+    /// The APIs each check's server serves: the two built-in ones by default. A suite for
+    /// an API of one's own (`OpenAPIDocumentContract`'s) serves that API alone, so no
+    /// built-in path answers in its place.
+    public var apis: [any MockAPI]
 
     public init(fixturesDirectory: URL = MockFixtures.directory, restaurantVariant: RestaurantVariant = .original, openMarketVariant: OpenMarketVariant = .jan2022,
                 timeout: TimeInterval = 1, timeoutMargin: TimeInterval = 1, transport: ContractTransport = .sockets,
                 parallelism: Int = SuiteConfiguration.defaultParallelism, checkTimeLimit: TimeInterval = 30, network: NetworkProfile? = nil,
-                tls: (any SecureTransport)? = nil, timingAttempts: Int = 2) {
+                tls: (any SecureTransport)? = nil, timingAttempts: Int = 2, apis: [any MockAPI] = BuiltInAPIs.all) {
+        self.apis = apis
         self.network = network
         self.tls = tls
         self.fixturesDirectory = fixturesDirectory
@@ -117,7 +122,7 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
         // Fixtures and scenario files are read once; each check's engine builds its own state from them.
         let preloaded: Preloaded
         do {
-            preloaded = try Preloaded.load(EngineConfiguration(fixturesDirectory: configuration.fixturesDirectory))
+            preloaded = try Preloaded.load(EngineConfiguration(fixturesDirectory: configuration.fixturesDirectory, apis: configuration.apis))
         } catch {
             let results = checks.map {
                 ContractReport.Result(id: $0.id, level: $0.level, summary: $0.summary, outcome: .error("the mock could not load its fixtures: \(error)"), duration: 0)
@@ -189,6 +194,7 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
         do {
             engine = try MockEngine(configuration: EngineConfiguration(
                 fixturesDirectory: configuration.fixturesDirectory,
+                apis: configuration.apis,
                 variants: configuration.engineVariants,
                 journalResponseBodyLimit: Self.keptResponseBytes,
                 imageCacheControl: check.imageCacheControl ?? "public, max-age=3600",
