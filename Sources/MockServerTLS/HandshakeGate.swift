@@ -109,14 +109,25 @@ final class HandshakeGate: ChannelDuplexHandler, RemovableChannelHandler {
 /// After the TLS handler: tells the gate the handshake is done (its deadline is off), then
 /// takes the gate and itself out of the pipeline. Past the handshake neither has anything
 /// left to do, and every read, write and flush of the connection went through both only to
-/// be passed on.
+/// be passed on. A handshake that fails is told to `failed` once (a proxy tunnel journals
+/// it: a client that does not trust the CA is the commonest setup mistake).
 final class HandshakeWatch: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
     private let gate: HandshakeGate
+    private var failed: ((any Error) -> Void)?
 
-    init(gate: HandshakeGate) {
+    init(gate: HandshakeGate, failed: ((any Error) -> Void)? = nil) {
         self.gate = gate
+        self.failed = failed
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if !gate.completed, let failed {
+            self.failed = nil
+            failed(error)
+        }
+        context.fireErrorCaught(error)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {

@@ -20,7 +20,7 @@ import FoundationNetworking
                       adminToken: String? = nil, scenario: Scenario? = nil) async throws -> TestServer {
         let ca = try await TestCA.trusted()
         let engine = try MockEngine(configuration: EngineConfiguration(
-            fixturesDirectory: MockFixtures.directory, hostMap: hostMap,
+            fixturesDirectory: MockFixtures.directory, hostMap: hostMap, journalResponseBodyLimit: 64 * 1024,
             extraScenarios: scenario.map { [$0] } ?? [], scenario: scenario?.name ?? "happy-path"))
         let proxy = ForwardProxy(passThrough: passThrough, allowedTunnelPorts: allowedPorts,
                                  secureTransport: TLSSettings(caDirectory: ca.directory))
@@ -111,6 +111,30 @@ import FoundationNetworking
                                                    "-verify_return_error", "-verify_hostname", "a.example.test"], input: "")
         #expect(other.stdout.contains("Verify return code: 0 (ok)"), "\(other.stdout)\(other.stderr)")
         #expect(!other.stdout.contains("evil.example.test"), "\(other.stdout)")
+    }
+
+    /// A client that does not trust the local CA refuses the handshake: the journal says
+    /// so, with what to do, rather than a tunnel and then nothing.
+    @Test(.requires(.openssl)) func aClientThatDoesNotTrustTheCAIsJournaled() async throws {
+        await TestGate.shared.acquire(exclusive: false)
+        defer { Task { await TestGate.shared.release(exclusive: false) } }
+        let server = try await Self.start()
+        defer { Task { await server.stop() } }
+        let other = FileManager.default.temporaryDirectory.appendingPathComponent("other-ca-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: other) }
+        let otherCA = try LocalCA.loadOrCreate(in: other).ca
+        let result = try await Tool.run("openssl", ["s_client", "-proxy", "127.0.0.1:\(try #require(server.address.proxyPort))",
+                                                    "-connect", "market-training.yagom-academy.kr:443", "-CAfile", otherCA.certificateURL.path,
+                                                    "-verify_return_error"], input: "")
+        #expect(result.status != 0, "\(result.stdout)")
+        var failed: ServeEvent?
+        for _ in 0..<200 where failed == nil {   // the server reads the client's alert after openssl exits
+            failed = server.engine.journal.entries().first { $0.status == 495 }
+            if failed == nil { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        let entry = try #require(failed, "\(server.engine.journal.entries().map { "\($0.request.method) \($0.status)" })")
+        #expect(entry.request.path == "market-training.yagom-academy.kr")
+        #expect(entry.responseReason?.contains("mock-server ca --simulator booted") == true, "\(entry.responseReason ?? "")")
     }
 
     @Test func anUnmappedHostIsRefusedWithAReason() async throws {
