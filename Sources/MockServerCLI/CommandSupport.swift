@@ -75,9 +75,10 @@ private let stopSignalPipe: (read: Int32, write: Int32) = {
 ///
 /// A plain handler writes the signal to a pipe that a thread of its own reads: nothing is
 /// lost between installing and the first read. The usual `signal(_, SIG_IGN)` and a
-/// Dispatch signal source lost a signal sent in the moment before the source was armed
-/// (on Linux), and a server stayed up after SIGTERM; installed after listening, that was
-/// 7 of 15 starts in `CLITests`. The reading thread unblocks both signals for itself:
+/// Dispatch signal source lose a signal sent in the moment before the source is armed
+/// (on Linux), and the server then stays up after SIGTERM; installed after listening, a
+/// test that signals a server as soon as it listens hits that moment often. The reading
+/// thread unblocks both signals for itself:
 /// `install()` runs on a Swift concurrency worker thread, whose mask blocks them, and
 /// every thread started from there (NIO's, this one) inherits it, so on a platform whose
 /// main thread also has them blocked (a process exec'd from such a thread) no thread

@@ -4,13 +4,13 @@ import Scenarios
 
 /// The entry point. `mock-server` with only plain serve options (what scripts, CI jobs and
 /// the benchmark run) is read by `ServeSettings(quick:)`; everything else — help,
-/// subcommands, unusual spellings, bad values — goes to ArgumentParser as before, which
-/// also writes every error message.
+/// subcommands, unusual spellings, bad values — goes to ArgumentParser, which also
+/// writes every error message.
 ///
 /// Why: ArgumentParser builds its whole command tree by reflection before it reads an
 /// argument, and in the statically linked binary each first protocol-conformance lookup
-/// it makes scans every conformance record. That was about a fifth of the CPU from
-/// process start to the first response.
+/// it makes scans every conformance record: a large share of the work from process
+/// start to the first response.
 @main
 enum Main {
     static func main() async {

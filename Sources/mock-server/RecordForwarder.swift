@@ -9,8 +9,8 @@ import Darwin
 /// `mock-server record ...` runs `mock-server-record ...`, built beside this binary.
 /// Recording needs URLSession (HTTPS upstreams); on Linux that is FoundationNetworking,
 /// which loads libcurl and some 30 shared libraries into the process. Keeping it in its
-/// own binary keeps `serve` free of them (on a minimal program they cost 8 ms of
-/// start-up and 6.5 MB of memory).
+/// own binary keeps `serve` free of them, and of the start-up time and memory they
+/// cost.
 struct RecordForwarder: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "record",

@@ -7,8 +7,8 @@ import Dispatch
 /// Why: checks run in parallel, and a provider that blocks its thread (a synchronous
 /// `Data(contentsOf:)`, a semaphore around a data task) would otherwise block threads of
 /// the shared cooperative pool — two cores, two threads — so that another check's
-/// provider, and the harness's own clocks, wait for a thread. A timing check then measured
-/// its neighbour, not its provider (`timedOut after 2.88 s` at a 1 s timeout). A serial
+/// provider, and the harness's own clocks, wait for a thread. A timing check would then
+/// time its neighbour, not its provider (a 1 s timeout reported well past 1 s). A serial
 /// queue targets the overcommitting global queue, so a queue whose thread is blocked gets
 /// another thread, and a blocking provider costs only its own check. The calls are timed
 /// on their own executor too, so a check's seconds are its provider's seconds.

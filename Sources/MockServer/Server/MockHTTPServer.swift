@@ -106,9 +106,9 @@ public actor MockHTTPServer {
         func bootstrap(_ role: Role) -> ServerBootstrap {
             ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 1024)
-                // Accept a burst of connections per wake-up (NIO's default is 4): with 10,000
-                // clients connecting at once the kernel's queue overflowed and dropped
-                // handshakes that nginx, accepting until the queue is empty, kept.
+                // Accept a burst of connections per wake-up (NIO's default is 4): when
+                // thousands of clients connect at once, a few accepts per wake-up let the
+                // kernel's accept queue overflow, and it drops their handshakes.
                 .serverChannelOption(.maxMessagesPerRead, value: 256)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)

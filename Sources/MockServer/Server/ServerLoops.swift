@@ -7,12 +7,11 @@ import Scenarios
 /// fewer than `limit` are live; past that, the loop the fewest use.
 ///
 /// Why not `MultiThreadedEventLoopGroup.singleton`, one loop per core, for all of them:
-/// tests run in parallel, and servers that share a loop wait in one queue. In this
-/// package's own test run on two cores, a check's delayed answer fired up to 0.9 s late
-/// behind its neighbours' work (TLS handshakes, pages, uploads), and a check that expected
-/// it 1.8 s into a 3 s timeout saw the timeout. On a loop of its own a server waits only
-/// for its own work and for the kernel's scheduler, which soon runs a thread that was
-/// asleep.
+/// tests run in parallel, and servers that share a loop wait in one queue. On a machine
+/// of few cores a check's delayed answer then fires late behind its neighbours' work (TLS
+/// handshakes, pages, uploads), late enough for a timing check to see a timeout its
+/// provider did not cause. On a loop of its own a server waits only for its own work and
+/// for the kernel's scheduler, which soon runs a thread that was asleep.
 ///
 /// A loop is one thread, made when first needed and kept for the process's life, as the
 /// singleton's are. A thread whose loop has nothing to do costs no CPU, and after the first

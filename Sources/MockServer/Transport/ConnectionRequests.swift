@@ -6,7 +6,7 @@ import Scenarios
 /// one handler on HTTP/1.1, and on HTTP/2 every stream's, where a handler is made and freed
 /// for each request. Held by one reference, a stream's handler is made without copying a
 /// dozen fields in (a retain each, and a box for the responder's existential) and out
-/// again (#24: about 1,000 instructions per stream, callgrind).
+/// again.
 final class ConnectionShared {
     let engine: MockEngine
     let responder: any Responder
@@ -47,14 +47,14 @@ final class ConnectionShared {
     }
 
     /// The responder's plan for `request`. Called here rather than as
-    /// `shared.responder.respond(to:)`, which copied the existential (and the admin API's
+    /// `shared.responder.respond(to:)`, which copies the existential (and the admin API's
     /// fields in it) out of this object before every call.
     func respond(to request: MockRequest) -> ResponsePlan {
         responder.respond(to: request)
     }
 
     /// Tells the journal how long an answer took. Here for the same reason: the engine
-    /// read out of this object was retained and released around the call.
+    /// read out of this object would be retained and released around the call.
     func completed(_ id: UInt64?, receivedAt: Date) {
         engine.completed(id, receivedAt: receivedAt)
     }

@@ -5,11 +5,11 @@ import Scenarios
 /// for the earliest.
 ///
 /// Why not one `scheduleTask` per response: NIO keeps scheduled tasks in a binary heap of
-/// structs holding two closures, and every sift copies them. With 1,000 delayed
-/// responses pending, those copies and their reference counting were ~9 % of the server's
-/// CPU in the delayed benchmark, and they lengthen the wave that the last response
-/// waits behind. Scenario delays are mostly the same per route, so deadlines nearly always
-/// arrive in order: appending and taking the first are O(1) (a ring buffer), and an earlier
+/// structs holding two closures, and every sift copies them. With thousands of delayed
+/// responses pending, those copies and their reference counting take a real share of
+/// the server's CPU, and they lengthen the wave that the last response waits behind.
+/// Scenario delays are mostly the same per route, so deadlines nearly always arrive in
+/// order: appending and taking the first are O(1) (a ring buffer), and an earlier
 /// deadline is put in place by a binary search. Equal deadlines keep their arrival order.
 ///
 /// Used only on its event loop (each connection's handler reaches its own loop's queue).

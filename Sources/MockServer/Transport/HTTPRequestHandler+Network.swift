@@ -24,10 +24,10 @@ extension HTTPRequestHandler {
     /// HTTP/2 stream it did not end.
     func uploadPace(for head: HTTPRequestHead, mayCarryBody: Bool) -> UploadPace? {
         // Only a body is paced: a request without one (most GETs) has nothing to carry,
-        // and its profile is not looked up (on HTTP/2, ~880 instructions a stream, #24).
+        // and its profile is not looked up (otherwise a lookup per HTTP/2 stream).
         guard mayCarryBody, !AdminAPI.handles(target: head.uri) else { return nil }
-        // The two fields a profile is chosen by, read in place: an HTTP/2 stream (which may
-        // always have a body) converted all its headers here, per stream.
+        // The two fields a profile is chosen by, read in place rather than converting all
+        // the head's headers: an HTTP/2 stream may always have a body, so this runs per stream.
         let network = shared.engine.network.resolve(named: head.headers.first(name: NetworkConditions.header),
                                              session: head.headers.first(name: ScenarioEngine.sessionHeader))
         guard case .success(let profile?) = network,

@@ -3,7 +3,7 @@ import NIOHTTP1
 
 /// Request parts waiting for the response under way (pipelining): a ring made when the
 /// first part has to wait. Most connections and every HTTP/2 stream never queue, and a
-/// ring made with each handler was an allocation and a free per stream.
+/// ring made with each handler would be an allocation and a free per stream.
 struct PartQueue {
     private var parts: CircularBuffer<HTTPServerRequestPart>?
 

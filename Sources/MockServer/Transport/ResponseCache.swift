@@ -8,10 +8,9 @@ import Scenarios
 ///
 /// Most answers repeat: a fixture's body is one `Data` (a rendered template is kept per
 /// base URL, a page in the page cache, an image in its asset) and its headers one shared
-/// list. A hit costs two identity checks and one write; a miss built the buffer anyway,
-/// and keeping it only retains it. Measured with `Benchmarks/instructions.sh` on `/menu`:
-/// the head and the copied body were about 3,500 of 46,500 instructions per request, and
-/// over HTTP/2 the field block and the body's buffer about 4,500 of 170,000.
+/// list. A hit costs two identity checks and one write, where a miss encodes the head
+/// (over HTTP/2, the field block) and copies the body into a buffer; that buffer is built
+/// anyway, and keeping it only retains it.
 ///
 /// Identity, not equality: a kept entry retains the plan's header list and body, so while
 /// it is kept no other list or body can take over their storage, and the same storage
@@ -28,7 +27,7 @@ import Scenarios
 /// `DelayQueue` that holds it.
 final class ResponseCache {
     static let slots = 16
-    /// Larger bodies are copied per answer as before: an image of megabytes is not kept.
+    /// Larger bodies are copied into each answer: an image of megabytes is not kept.
     static let maxBodyBytes = 16 * 1024
     /// Smaller bodies are not kept: a `Data` this short may live inline, with no storage
     /// whose identity could be compared.
@@ -98,7 +97,7 @@ final class ResponseCache {
         // The same body is the same bytes in memory (both at least `minBodyBytes`, so each
         // has storage of its own, retained by the caller and the entry). Read through one
         // buffer pointer: each `entries[index]` of a class's array is an exclusivity
-        // check, five per entry tried, half of this lookup's cost.
+        // check, five per entry tried.
         let count = body.count
         let found = body.withUnsafeBytes { theirs -> Int? in
             entries.withUnsafeBufferPointer { kept -> Int? in

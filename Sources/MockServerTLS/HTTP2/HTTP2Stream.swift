@@ -62,7 +62,7 @@ enum HTTP2RequestDecoder {
         // regular ones (RFC 9113 §8.3, which NIO checks), so it is the first field.
         var authorityIndex: Int?
         // Names are told apart by their length first: comparing a name with each literal
-        // in turn cost a string comparison apiece.
+        // in turn costs a string comparison apiece.
         for (name, value, _) in block {
             let utf8 = name.utf8
             guard utf8.first == UInt8(ascii: ":") else {

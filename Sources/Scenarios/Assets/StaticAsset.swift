@@ -44,7 +44,7 @@ public struct StaticAsset: Sendable {
 
     /// The 200's header list, made once for the cache control and content type it was last
     /// asked with (one per engine): every answer shares it, so the transport writes the
-    /// lines it encoded before (`HeaderFields.sharesStorage`, #24).
+    /// lines it encoded before (`HeaderFields.sharesStorage`).
     private let okHeaders = Locked<(cacheControl: String, contentType: String, headers: HeaderFields)?>(nil)
 
     func isNotModified(for request: MockRequest) -> Bool {

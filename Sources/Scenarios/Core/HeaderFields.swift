@@ -85,8 +85,9 @@ extension HeaderFields {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true
-        // RFC 9110 tchar: "!#$%&'*+-.^_`|~", written out: each such byte (the "-" of most
-        // names) used to scan a string of them, on every response.
+        // RFC 9110 tchar: "!#$%&'*+-.^_`|~", written out rather than looked up in a string
+        // of them, which would scan it for each such byte (the "-" of most names) on every
+        // response.
         case UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"),
              UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "^"),
              UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):

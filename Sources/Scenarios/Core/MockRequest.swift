@@ -62,9 +62,8 @@ public struct MockRequest: Sendable {
     static func split(uri: String) -> (String, [(name: String, value: String)]) {
         var target = uri
         // Native strings (every request target NIO parses) are read in place; `withUTF8`
-        // copies a bridged one once. Indexing a Substring's UTF-8 view cost 9,000
-        // instructions for `/api/products?page_no=1&items_per_page=20`, a fifth of the
-        // server's work per page request; raw offsets cost a tenth of that.
+        // copies a bridged one once. Raw offsets, not a Substring's UTF-8 view: indexing
+        // the view costs many times more, and every request target is split here.
         let split: (String, [(name: String, value: String)])? = target.withUTF8 { bytes in
             // Most targets are a path alone ("/menu"): one scan says so, and the target
             // itself is the path (below, as `withUTF8` left it: native).

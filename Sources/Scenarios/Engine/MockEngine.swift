@@ -48,7 +48,7 @@ public final class MockEngine: Responder {
     }
 
     public func respond(to request: MockRequest) -> ResponsePlan {
-        // Journaled from a `let`, then moved: a `var` passed as an argument was copied.
+        // Journaled from a `let`, then moved: a `var` passed as an argument is copied.
         let answered = answer(request)
         let id = record(request, answered, checked: true)
         var plan = consume answered
@@ -117,8 +117,8 @@ public final class MockEngine: Responder {
     }
 
     /// The `X-Mock-*` fields a request is prepared by, each the first of its name (as
-    /// `HeaderFields`' subscript reads it), found in one pass: four lookups by name were
-    /// four walks over the fields.
+    /// `HeaderFields`' subscript reads it), found in one pass: four lookups by name would
+    /// be four walks over the fields.
     struct ControlFields {
         var network: String?
         var session: String?

@@ -25,7 +25,7 @@ public struct ResponsePlan: Sendable {
         get { sharedNetwork?.profile }
         set { sharedNetwork = newValue.map(SharedProfile.init) }
     }
-    /// `network` behind one reference: a profile held inline made every plan a few
+    /// `network` behind one reference: a profile held inline would make every plan a few
     /// hundred bytes, copied as such between the engine's steps on every request.
     var sharedNetwork: SharedProfile?
     /// The journal entry of this answer, once recorded (the transport completes it).
@@ -43,8 +43,8 @@ public struct ResponsePlan: Sendable {
     }
 
     /// A plan no route has named yet. Apart from the initializer above: with `answeredBy`
-    /// as a defaulted argument, the optimizer built each plan twice and copied one into
-    /// the other, on every request (#24, seen in the disassembly).
+    /// as a defaulted argument, the optimizer builds each plan twice and copies one into
+    /// the other, on every request.
     @inline(__always)
     public init(status: Int, headers: HeaderFields = [:], body: Data = Data()) {
         self.status = status
@@ -57,7 +57,7 @@ public struct ResponsePlan: Sendable {
     public static func json(_ status: Int = 200, _ body: Data) -> ResponsePlan {
         // Most answers have no other header: they share one list made once. An overload of
         // its own: an empty list made for the default argument, and the plan made in one
-        // branch of a function that can return another, were a copy and a destroy.
+        // branch of a function that can return another, would be a copy and a destroy.
         ResponsePlan(status: status, headers: jsonHeaders, body: body)
     }
 

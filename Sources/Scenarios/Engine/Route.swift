@@ -15,26 +15,26 @@ public struct Route: Sendable {
 /// naming the nearest routes.
 ///
 /// Routes are tried in order, but only those that can match the request's first path
-/// segment: trying every route of both APIs was an eighth of the server's time on an
-/// Open Market image, the last routes declared.
+/// segment, so a request for a route declared last (an Open Market image) does not try
+/// every route of both APIs first.
 public struct Router: Responder {
     public let routes: [Route]
     public let nearestCount: Int
     /// Indices of the routes that can match a path starting with `segment` (its first
     /// segment; empty for `/`), in declaration order, routes with any first segment
     /// included. A list, compared byte for byte: an API has a handful of first segments,
-    /// and hashing the request's was a third of routing `/menu`.
+    /// and hashing the request's would cost more than comparing it with each.
     private let candidates: [(segment: [UInt8], indices: [Int])]
     /// Indices of the routes whose first segment can be anything (or that have no path).
     private let anyFirstSegment: [Int]
     /// The routes again, each behind one reference: reading a `Route` (a struct of a
-    /// pattern, a name and a closure) out of `routes` copied its pattern for every route
+    /// pattern, a name and a closure) out of `routes` copies its pattern for every route
     /// tried, where a reference costs one retain.
     private let tried: [Tried]
 
     private final class Tried: Sendable {
         /// The pattern's match, in a closure that holds the pattern: a pattern read from a
-        /// stored property was copied before each call.
+        /// stored property is copied before each call.
         let match: @Sendable (MockRequest) -> MatchResult?
         let handler: @Sendable (MockRequest, MatchResult) -> ResponsePlan
         let name: String
@@ -68,7 +68,7 @@ public struct Router: Responder {
 
     /// The matching route's answer, and its name in `answeredBy` (nil when none matched),
     /// for a caller that sets it on a plan it changes anyway: a plan changed here and
-    /// returned was copied.
+    /// returned is copied.
     func respond(to request: MockRequest, answeredBy name: inout String?) -> ResponsePlan {
         for index in candidateIndices(request.path) {
             let tried = tried[index]

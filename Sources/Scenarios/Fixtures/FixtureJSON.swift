@@ -2,11 +2,11 @@ import Foundation
 
 /// Reads fixture files through `JSONParser` and `JSONReader` instead of `JSONDecoder`.
 ///
-/// Decoding `products.json` with `JSONDecoder` was the largest single share of start-up
-///: every generic container it instantiates costs runtime conformance lookups, which
-/// a statically linked binary pays by scanning all of its conformance records. Fixture
-/// types read themselves from the parsed value here, and report problems with the same
-/// file, JSON path and wording as before. Unknown keys are ignored, as `Decodable` did.
+/// Every start reads `products.json`, and `JSONDecoder` is costly to start with: every
+/// generic container it instantiates costs runtime conformance lookups, which a
+/// statically linked binary pays by scanning all of its conformance records. Fixture
+/// types read themselves from the parsed value here, and report each problem with its
+/// file and JSON path. Unknown keys are ignored, as a `Decodable` conformance ignores them.
 extension FixtureFile {
     /// Parses the file at `url` and builds a value from it with `build`, which reports
     /// its problems on the reader and returns nil when there were any.

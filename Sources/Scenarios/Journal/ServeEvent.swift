@@ -58,7 +58,8 @@ public struct ServeEvent: Sendable, Identifiable {
 extension ServeEvent {
     /// An entry's violations: found when it was recorded, or, for a request the entry keeps
     /// whole, found from the kept request when they are asked for. Most requests are never
-    /// looked at; checking each one as it arrived was 3 % of the server's time.
+    /// looked at, so a request kept whole is not checked as it arrives: every request would
+    /// pay for a check that few are read for.
     enum Conformance: Sendable {
         case found([RequestViolation])
         case checkedWhenAsked(LazyConformance)

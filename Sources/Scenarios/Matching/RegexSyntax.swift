@@ -1,10 +1,10 @@
 /// Recognises regular expressions written in a plain subset of ICU's syntax, so a scenario
 /// file's `matches` patterns can be checked without compiling them at load.
 ///
-/// The first `NSRegularExpression` of a process sets up ICU's regex tables: about 8 M
-/// instructions, an eighth of `mock-server`'s whole start-up, for the one pattern the
-/// shipped scenarios hold. A pattern is compiled when it first meets a request either
-/// way; this only spares the compile done to check it. The subset is one every ICU
+/// The first `NSRegularExpression` of a process sets up ICU's regex tables, a one-time
+/// cost that is large beside the rest of `mock-server`'s start-up, and the shipped
+/// scenarios hold only one pattern. A pattern is compiled when it first meets a request
+/// either way; this only spares the compile done to check it. The subset is one every ICU
 /// version accepts: literals, `.`, `^`, `$`, the escapes `\d \D \w \W \s \S \n \r \t`
 /// and escaped ASCII punctuation, bracket classes of plain characters and ordered ranges
 /// (a `-` first or last),

@@ -82,8 +82,8 @@ public struct RequestConformance: Sendable {
     private let paths: [(pattern: PathPattern, operations: [String: Operation])]
     /// Indices into `paths` of the templates that can match a path starting with the key
     /// (its first segment), in `paths` order, templates with any first segment included;
-    /// as the router does: trying every template was a tenth of the server's time on
-    /// an Open Market image.
+    /// as the router does, so a request is tried against those templates only, not every
+    /// one the documents hold.
     private let candidates: [Substring: [Int]]
     /// Indices of the templates whose first segment can be anything.
     private let anyFirstSegment: [Int]

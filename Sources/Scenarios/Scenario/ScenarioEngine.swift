@@ -176,7 +176,7 @@ public final class ScenarioEngine: Responder {
     public struct Decided: Sendable {
         /// The scenario and the rule's decision are held by reference: this value goes
         /// from the decision to the answer's `finish` on every request, and a scenario and
-        /// an outcome held inline were copied at each step.
+        /// an outcome held inline would be copied at each step.
         let shared: SharedScenario
         let sharedDecision: SharedDecision?
         public var scenario: Scenario { shared.scenario }
@@ -270,7 +270,7 @@ public final class ScenarioEngine: Responder {
     }
 
     /// `finish(_:base:request:)` on a plan the caller keeps changing: a plan taken and
-    /// returned was copied on the way out.
+    /// returned is copied on the way out.
     func finish(_ decided: Decided, _ plan: inout ResponsePlan, request: MockRequest) {
         // Read through the references, not `decided.scenario` (a copy of the scenario).
         let scenario = decided.shared

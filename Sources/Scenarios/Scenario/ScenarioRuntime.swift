@@ -3,7 +3,7 @@
 public struct ScenarioRuntime: Sendable {
     /// The scenario played, behind one reference made with the runtime: every request's
     /// decision carries it on to the answer's `finish`, and a `Scenario` value (names,
-    /// rules, defaults) copied at each step cost more than the decision itself.
+    /// rules, defaults) copied at each step would cost more than the decision itself.
     let shared: SharedScenario
     public var scenario: Scenario { shared.scenario }
     let seed: UInt64

@@ -2,8 +2,7 @@
 extension ScenarioEngine {
     /// One session's scenario and runtimes, by reference: a request finds the session and
     /// the runtime it used last without hashing their names again (two dictionary lookups
-    /// were a tenth of the scenario layer's cost per request, #24). Only touched under
-    /// `state`'s lock.
+    /// per request otherwise). Only touched under `state`'s lock.
     final class Session {
         @exclusivity(unchecked) var scenario: String?
         /// Changed only by the methods below, which forget `last`.

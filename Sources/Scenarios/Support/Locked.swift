@@ -13,9 +13,10 @@ import Musl
 /// The value and the lock share one allocation, and both are reached through pointers:
 /// the C library's own lock (`os_unfair_lock` on Apple platforms, a `pthread_mutex_t` on
 /// Linux), with no Objective-C message or `NSLock` object in between, and no run-time
-/// exclusivity check on the value (a class's stored `var` had one on every access). A
-/// request takes about ten of these; with `NSLock` they cost about 1,800 instructions of
-/// it (callgrind, #24). Not recursive, as `NSLock` was not.
+/// exclusivity check on the value (a class's stored `var` has one on every access). A
+/// request takes about ten of these, so what each one costs is paid ten times over. Not
+/// recursive (nor is `NSLock`): taking it again on the thread that holds it is a
+/// programming error.
 public final class Locked<Value>: @unchecked Sendable {
     private let storage: LockedStorage<Value>
 
@@ -41,8 +42,8 @@ typealias LockPrimitive = NSLock
 /// The value (the header) and its lock (the one element) of a `Locked`.
 final class LockedStorage<Value>: ManagedBuffer<Value, LockPrimitive> {
     static func make(_ value: Value) -> LockedStorage<Value> {
-        // `create` makes an instance of this class (it is called on it). A checked cast:
-        // swift-nio's same storage moved off `unsafeDowncast` after a miscompile (#2802).
+        // `create` makes an instance of this class (it is called on it). A checked cast,
+        // as in swift-nio's same storage: `unsafeDowncast` has been miscompiled there.
         let storage = create(minimumCapacity: 1) { _ in value } as! LockedStorage<Value>
         storage.withUnsafeMutablePointerToElements { lock in
             #if canImport(Darwin)

@@ -46,7 +46,7 @@ public enum StableHash {
     }
 
     /// The same hash over `Data`'s bytes in place: `Data`'s iterator costs several times
-    /// more per byte, which showed at start-up when every image is hashed for its ETag.
+    /// more per byte, and start-up hashes every image for its ETag.
     public static func fnv1a64(bytes data: Data) -> UInt64 {
         data.withUnsafeBytes { raw in fnv1a64(bytes: raw) }
     }

@@ -2,10 +2,10 @@ import Foundation
 
 /// A multipart/form-data body (RFC 7578) split into parts, in order.
 ///
-/// Our own parser, on bytes, bounded: MultipartKit 4.7 (used until #12) crashed the
-/// whole server on a byte of 0x80 or more in a part's header name (an index past a
-/// 128-entry table; found by `Fuzz/run.sh`), and a crash cannot be caught. Strict where
-/// iOS clients are: CRLF line ends, headers up to a blank line, a closing delimiter.
+/// Our own parser, on bytes, bounded: a crash takes the whole server down and cannot be
+/// caught, and MultipartKit 4.7 traps on a byte of 0x80 or more in a part's header name
+/// (an index past a 128-entry table; `Fuzz/run.sh` finds it). Strict where iOS clients
+/// are: CRLF line ends, headers up to a blank line, a closing delimiter.
 public struct MultipartForm: Sendable {
     public struct Part: Sendable {
         public var name: String?

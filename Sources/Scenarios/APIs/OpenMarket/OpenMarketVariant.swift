@@ -64,8 +64,8 @@ public enum OpenMarketVariant: String, Sendable, CaseIterable {
     }
 
     /// Parses the canonical fixture format `2022-01-04T00:00:00.00` (fraction optional, KST).
-    /// Reads the fixed-width fields from the UTF-8 bytes: it runs for every fixture date
-    /// at start-up, where splitting strings showed in profiles.
+    /// Reads the fixed-width fields from the UTF-8 bytes, splitting no strings: it runs for
+    /// every fixture date at start-up.
     public static func parseFixtureDate(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         // "yyyy-MM-ddTHH:mm:ss", then optionally "." and 1 to 3 digits.

@@ -108,9 +108,9 @@ public struct RestaurantFixtures: Sendable {
 
     enum ImageLoad { case success(StaticAsset), failure(String) }
 
-    /// A file's bytes and modification time, with one open, fstat and read. `Data(contentsOf:)`
-    /// with a `URL` built per file, and a separate `stat` for the date, were a measurable
-    /// share of start-up across 60 images; FileManager's attributes cost more still.
+    /// A file's bytes and modification time, with one open, fstat and read: start-up reads
+    /// every image this way. `Data(contentsOf:)` with a `URL` built per file, and a separate
+    /// `stat` for the date, cost more per file; FileManager's attributes more still.
     static func readFile(atPath path: String) -> (data: Data, modified: Date)? {
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else { return nil }
