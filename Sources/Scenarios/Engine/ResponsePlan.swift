@@ -11,7 +11,7 @@ public struct ResponsePlan: Sendable {
     public var body: Data
     /// Which route or rule produced the plan ("restaurant.menu"); nil when no route matched.
     public var answeredBy: String?
-    /// The scenario rule and step that chose this answer ("flaky/menu-503s#3"), if any.
+    /// The scenario rule and step that chose this answer (`SCENARIO/RULE#STEP`, such as the third step of `flaky`'s `menu-503s` rule), if any.
     public var scenarioStep: String?
     /// Seconds to wait before the first byte (already time-scaled).
     public var delay: TimeInterval = 0
@@ -114,6 +114,26 @@ public enum JSONCoding {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding our own value types cannot fail; a failure is a programming error.
         return (try? encoder.encode(value)) ?? Data("null".utf8)
+    }
+
+    /// Appends `text` to `out` as the inside of a JSON string (no quotes): `"` and `\`
+    /// escaped, control characters as `\n`, `\r`, `\t` or `\u00XX`, and U+2028 and U+2029
+    /// (line breaks to JavaScript) as `\u2028` and `\u2029`. Everything else as it is.
+    public static func appendEscaped(_ text: String, to out: inout String) {
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default:
+                out.unicodeScalars.append(scalar)
+            }
+        }
     }
 }
 

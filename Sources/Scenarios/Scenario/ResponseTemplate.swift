@@ -196,18 +196,7 @@ public struct ResponseTemplate: Sendable, Hashable {
             return String(value.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
         case .json:
             var out = ""
-            for scalar in value.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                case "\r": out += "\\r"
-                case "\t": out += "\\t"
-                case _ where scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029:
-                    out += "\\u" + String(scalar.value, radix: 16).leftPadded(to: 4)
-                default: out.unicodeScalars.append(scalar)
-                }
-            }
+            JSONCoding.appendEscaped(value, to: &out)
             return out
         }
     }
