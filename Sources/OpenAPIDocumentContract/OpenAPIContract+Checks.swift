@@ -90,7 +90,7 @@ extension OpenAPIContract {
             guard !answer.isSuccess else { return nil }
             return "\(answer): the call returned \(value) — an error status taken for success (\(sentBody))"
         case .returned(.failure(let error), _):
-            let described = CheckRun<Int>.describe(error)
+            let described = ContractViolation.describe(error)
             if answer.isSuccess {
                 return "\(answer): the call threw \(described) on \(sentBody)"
             }
