@@ -76,6 +76,8 @@ public struct CheckRun<Provider: Sendable>: Sendable {
     public let isolation: CheckIsolation
     /// Makes another run of this check on a fresh server of its own (`inParallel`).
     let sibling: (@Sendable () async throws -> SiblingRun<Provider>)?
+    /// The step last marked (`mark(_:)`), shared by every copy of this run.
+    let marked = Locked<String?>(nil)
 
     init(provider: Provider, engine: MockEngine, context: ProviderContext, expectations: ServerExpectations,
          isolation: CheckIsolation, sibling: (@Sendable () async throws -> SiblingRun<Provider>)? = nil) {
@@ -88,6 +90,13 @@ public struct CheckRun<Provider: Sendable>: Sendable {
     }
 
     public var baseURL: URL { context.baseURL }
+
+    /// Says what the check does from now on (`the call given 404`). A check stopped at
+    /// `SuiteConfiguration.checkTimeLimit` names the step it was at, so a check that makes
+    /// many calls tells which one never ended.
+    public func mark(_ step: String) {
+        marked.withLock { $0 = step }
+    }
 
     /// Runs `count` independent parts of a check at once: part 0 on this check's server,
     /// every other part on a fresh server of its own (the same fixtures, scenarios and
