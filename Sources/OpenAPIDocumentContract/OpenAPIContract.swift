@@ -28,7 +28,7 @@ import Scenarios
 /// - `answers`: the call returns for each documented success (each named example), and
 ///   throws on each documented error status — an error that is not a `DecodingError`,
 ///   which would mean the error body was decoded as a success, or that the client's error
-///   model does not fit the documented one. Each answer comes at once, so
+///   model does not fit the documented one (see ``Call``). Each answer comes at once, so
 ///   each call may last the timeout and its margin; one still running then is named with
 ///   its answer;
 /// - `timeout.hang`, `timeout.slow-in-time` (for an operation with a documented success),
@@ -37,8 +37,16 @@ import Scenarios
 ///
 /// `API.coverage` (recommended) lists the document's operations that have no call.
 public enum OpenAPIContract {
-    /// One operation's call: makes it with the client and returns what the client decoded
-    /// (`Void` too), or throws what the client throws.
+    /// One operation's call: makes it with the client, returning on success and throwing on
+    /// an error, as the `answers` check holds it to:
+    /// - On a documented success (a 2xx) it returns what the client decoded, `Void` too.
+    /// - On a documented error outcome (any non-2xx status the document lists for the
+    ///   operation: a 4xx, a 5xx, a range such as `4XX`, `default` beside a success; 1xx
+    ///   and 3xx responses are not given) it throws, and not a `DecodingError`. A client
+    ///   that reports errors by returning them (a `Result`, a status enum, an optional)
+    ///   fails `answers` with "an error status taken for success": give it a closure that
+    ///   throws on its error cases (`{ try await $0.pet(id: 1).get() }`).
+    /// - What it returns is `Sendable`; the reports print it (at most 120 characters).
     public typealias Call<Client: Sendable> = @Sendable (Client) async throws -> any Sendable
 
     /// The checks of the document at `document` for the operations in `calls`.
