@@ -52,6 +52,18 @@ struct ThingsClient: Sendable {
         try JSONDecoder().decode(Thing.self, from: try await send(URLRequest(url: base.appendingPathComponent("things/\(id)"))))
     }
 
+    /// `thing(id:)` with the server's error returned, not thrown: what `OpenAPIContract.Call`
+    /// must not return.
+    func thingResult(id: Int) async -> Result<Thing, ThingsError> {
+        do {
+            return .success(try await thing(id: id))
+        } catch let error as ThingsError {
+            return .failure(error)
+        } catch {
+            return .failure(.server(status: 0, message: "\(error)"))
+        }
+    }
+
     func delete(id: Int) async throws {
         var request = URLRequest(url: base.appendingPathComponent("things/\(id)"))
         request.httpMethod = "DELETE"

@@ -86,6 +86,25 @@ import Testing
         #expect(message.contains("1 of 3 documented answers went wrong"), "\(message)")
     }
 
+    /// `OpenAPIContract.Call`'s contract: a call that returns its error (a `Result`) is an
+    /// error status taken for success; the same call that throws it (`.get()`) passes.
+    @Test func aCallThatReturnsItsErrorFailsTheAnswersCheck() async throws {
+        let returning = try OpenAPIContract.suite(document: Documents.url("things.yaml"), client: ThingsClient.self,
+                                                  configuration: SuiteConfiguration(timingAttempts: 1),
+                                                  calls: ["showThing": { await $0.thingResult(id: 1) }])
+        let failed = await returning.only(["things.showThing.answers"]).run { ThingsClient(context: $0) }
+        let message = try #require(failed.result("things.showThing.answers")?.message, "\(failed)")
+        #expect(message.contains("404: the call returned failure("), "\(message)")
+        #expect(message.contains("500 (5XX): the call returned failure("), "\(message)")
+        #expect(message.contains("an error status taken for success"), "\(message)")
+
+        let throwing = try OpenAPIContract.suite(document: Documents.url("things.yaml"), client: ThingsClient.self,
+                                                 configuration: SuiteConfiguration(timingAttempts: 1),
+                                                 calls: ["showThing": { try await $0.thingResult(id: 1).get() }])
+        let passed = await throwing.only(["things.showThing.answers"]).run { ThingsClient(context: $0) }
+        #expect(passed.passed, "\(passed)")
+    }
+
     /// A call that throws before sending fails the `request` check (and `answers`, which
     /// has no request to answer), saying so.
     @Test func aCallThatSendsNothingFailsTheRequestCheck() async throws {
