@@ -38,7 +38,12 @@ extension OpenAPIContract {
     /// status, without a `DecodingError`. The mock gives each answer the way a request with
     /// `Prefer: code=…, example=…` gets it: the client's own request (from a first call) is
     /// answered so by the document API, and that answer is served to the client's calls.
-    static func answers<Client: Sendable>(_ id: String, _ operation: DocumentOperation, _ context: DocumentContext,
+    ///
+    /// Each call may last `callLimit` seconds (the timeout and its margin: every answer
+    /// comes at once), so a call that never ends is named with its answer and the calls
+    /// after it still run; each call is marked (`CheckRun.mark(_:)`), so a check stopped at
+    /// the suite's time limit names the answer it was giving.
+    static func answers<Client: Sendable>(_ id: String, _ operation: DocumentOperation, _ context: DocumentContext, callLimit: TimeInterval,
                                           _ invoke: @escaping @Sendable (CheckRun<Client>) async throws -> Returned) -> ContractCheck<Client> {
         let route = operation.routeName(api: context.api)
         let target = context.describe(operation)
@@ -49,7 +54,8 @@ extension OpenAPIContract {
             + (errors.isEmpty ? "" : " and throws, not a decoding error, on \(errors.joined(separator: ", "))")
         return ContractCheck(id, .required, summary) { run in
             // A first call, answered as with no scenario, shows the request the client sends.
-            let first = await run.outcome(within: run.timeout + 5) { try await invoke(run) }
+            run.mark("the first call of \(operation.name), answered as with no scenario")
+            let first = await run.outcome(within: callLimit) { try await invoke(run) }
             guard let sent = run.expectations.requests.last(where: { $0.answeredBy == route }) else {
                 throw run.expectations.violation("\(operation.name) to send \(target), to be given each documented answer",
                                                  actual: "the call \(first.summary) and no request reached \(target)")
@@ -58,6 +64,7 @@ extension OpenAPIContract {
             let base = context.document.basePaths.first { operation.requestPattern(under: $0).path?.match(sent.request.path) != nil } ?? context.basePath
             let pattern = operation.requestPattern(under: base)
             var problems: [String] = []
+            var stillRunning = 0
             for (index, answer) in answers.enumerated() {
                 var headers = sent.request.headers
                 headers.set("Prefer", answer.prefer)
@@ -69,14 +76,22 @@ extension OpenAPIContract {
                     continue
                 }
                 try serve(plan, as: "documented-\(index)", to: pattern, run)
-                let outcome = await run.outcome(within: run.timeout + 5) { () async -> Result<Returned, any Error> in
+                run.mark("the call of \(operation.name) given \(answer) (answer \(index + 1) of \(answers.count))")
+                let outcome = await run.outcome(within: callLimit) { () async -> Result<Returned, any Error> in
                     do { return .success(try await invoke(run)) } catch { return .failure(error) }
                 }
+                if case .stillRunning = outcome { stillRunning += 1 }
                 if let problem = judge(outcome, answer, body: plan.body) { problems.append(problem) }
             }
-            try run.require(problems.isEmpty, "\(operation.name) (\(target)) to return on each documented success and throw, not a DecodingError, on each documented error",
-                            actual: "\(problems.count) of \(answers.count) documented answers went wrong",
-                            differences: problems)
+            guard problems.isEmpty else {
+                var violation = run.expectations.violation(
+                    "\(operation.name) (\(target)) to return on each documented success and throw, not a DecodingError, on each documented error",
+                    actual: "\(problems.count) of \(answers.count) documented answers went wrong", differences: problems)
+                // Only calls that outlived an answer given at once: a stalled machine looks the
+                // same, until the check runs again; a client that hangs hangs every time.
+                violation.isTimingOnly = stillRunning == problems.count
+                throw violation
+            }
         }
     }
 
@@ -90,7 +105,7 @@ extension OpenAPIContract {
             guard !answer.isSuccess else { return nil }
             return "\(answer): the call returned \(value) — an error status taken for success (\(sentBody))"
         case .returned(.failure(let error), _):
-            let described = CheckRun<Int>.describe(error)
+            let described = ContractViolation.describe(error)
             if answer.isSuccess {
                 return "\(answer): the call threw \(described) on \(sentBody)"
             }

@@ -28,14 +28,25 @@ import Scenarios
 /// - `answers`: the call returns for each documented success (each named example), and
 ///   throws on each documented error status — an error that is not a `DecodingError`,
 ///   which would mean the error body was decoded as a success, or that the client's error
-///   model does not fit the documented one;
+///   model does not fit the documented one (see ``Call``). Each answer comes at once, so
+///   each call may last the timeout and its margin; one still running then is named with
+///   its answer;
 /// - `timeout.hang`, `timeout.slow-in-time` (for an operation with a documented success),
-///   `cancellation`: as in the shipped suites (`CommonChecks`).
+///   `cancellation`: as in the shipped suites (`CommonChecks`), under each of the
+///   document's servers' paths, whichever the client uses.
 ///
 /// `API.coverage` (recommended) lists the document's operations that have no call.
 public enum OpenAPIContract {
-    /// One operation's call: makes it with the client and returns what the client decoded
-    /// (`Void` too), or throws what the client throws.
+    /// One operation's call: makes it with the client, returning on success and throwing on
+    /// an error, as the `answers` check holds it to:
+    /// - On a documented success (a 2xx) it returns what the client decoded, `Void` too.
+    /// - On a documented error outcome (any non-2xx status the document lists for the
+    ///   operation: a 4xx, a 5xx, a range such as `4XX`, `default` beside a success; 1xx
+    ///   and 3xx responses are not given) it throws, and not a `DecodingError`. A client
+    ///   that reports errors by returning them (a `Result`, a status enum, an optional)
+    ///   fails `answers` with "an error status taken for success": give it a closure that
+    ///   throws on its error cases (`{ try await $0.pet(id: 1).get() }`).
+    /// - What it returns is `Sendable`; the reports print it (at most 120 characters).
     public typealias Call<Client: Sendable> = @Sendable (Client) async throws -> any Sendable
 
     /// The checks of the document at `document` for the operations in `calls`.
@@ -79,19 +90,20 @@ public enum OpenAPIContract {
     static func checks<Client: Sendable>(_ operation: DocumentOperation, _ context: DocumentContext, _ configuration: SuiteConfiguration,
                                          _ call: @escaping @Sendable (Client) async throws -> any Sendable) -> [ContractCheck<Client>] {
         let id = "\(context.api).\(operation.name)"
-        let pattern = operation.requestPattern(under: context.basePath)
+        // The client may use any of the document's servers: the rules apply under each.
+        let patterns = context.document.basePaths.map { operation.requestPattern(under: $0) }
         let invoke: @Sendable (CheckRun<Client>) async throws -> Returned = { Returned(try await call($0.provider)) }
         var checks = [
             request(id + ".request", operation, context, invoke),
-            answers(id + ".answers", operation, context, invoke),
-            CommonChecks.hangTimesOut(id + ".timeout.hang", call: operation.name, pattern: pattern, margin: configuration.timeoutMargin, invoke),
+            answers(id + ".answers", operation, context, callLimit: configuration.timeout + configuration.timeoutMargin, invoke),
+            CommonChecks.hangTimesOut(id + ".timeout.hang", call: operation.name, patterns: patterns, margin: configuration.timeoutMargin, invoke),
         ]
         // A slow answer that must succeed needs a success to be slow with.
         if operation.answers.contains(where: \.isSuccess) {
-            checks.append(CommonChecks.slowButInTime(id + ".timeout.slow-in-time", call: operation.name, pattern: pattern,
+            checks.append(CommonChecks.slowButInTime(id + ".timeout.slow-in-time", call: operation.name, patterns: patterns,
                                                      delay: configuration.timeout * 0.6, invoke))
         }
-        checks.append(CommonChecks.cancellationSendsNothingMore(id + ".cancellation", call: operation.name, pattern: pattern,
+        checks.append(CommonChecks.cancellationSendsNothingMore(id + ".cancellation", call: operation.name, patterns: patterns,
                                                                 delay: configuration.timeout * 0.6, invoke))
         return checks
     }
@@ -101,7 +113,7 @@ public enum OpenAPIContract {
         ContractCheck("\(context.api).coverage", .recommended, "every operation of the document has a call") { run in
             try run.require(missing.isEmpty, "a call for each of the document's \(context.document.operations.count) operations",
                             actual: "\(missing.count) have none",
-                            differences: missing.map { "\($0.name) (\($0.method) \(context.basePath)\($0.path)) has no call" })
+                            differences: missing.map { "\($0.name) (\(context.describe($0))) has no call" })
         }
     }
 }
@@ -111,11 +123,14 @@ struct DocumentContext: Sendable {
     /// The API's name: the journal's routes are `API.OPERATION`.
     let api: String
     let document: OpenAPIDocument
-    /// The first of the servers' paths: where the checks' scenario rules apply.
+    /// The first of the servers' paths: the one the messages name an operation under.
     var basePath: String { document.basePaths.first ?? "" }
 
-    /// `GET /api/pets/{petId}`.
-    func describe(_ operation: DocumentOperation) -> String { "\(operation.method) \(basePath)\(operation.path)" }
+    /// `GET /api/pets/{petId}`; under each of the servers' paths where the document has
+    /// several (`GET /v1/pets/{petId} or /v2/pets/{petId}`).
+    func describe(_ operation: DocumentOperation) -> String {
+        "\(operation.method) " + document.basePaths.map { $0 + operation.path }.joined(separator: " or ")
+    }
 }
 
 /// What a call returned, as the reports print it (at most 120 characters).

@@ -23,7 +23,7 @@ import Testing
         let error = DecodingError.dataCorrupted(.init(codingPath: [Key("pages"), Key(1), Key("price")],
                                                       debugDescription: "Parsed JSON number <299.99> does not fit in Int."))
         #expect(Run.decodingDetail(error, body: Self.page) == "at pages[1].price the server sent 299.99")
-        #expect(Run.describe(error).contains("at pages[1].price"))
+        #expect(ContractViolation.describe(error).contains("at pages[1].price"))
     }
 
     /// swift-corelibs-foundation says "not valid JSON" with no path: the fractions are listed.

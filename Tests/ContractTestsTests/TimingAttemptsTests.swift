@@ -285,12 +285,12 @@ struct ShortTimeoutProvider: RestaurantProvider {
     /// A timeout reads the same on every platform, also inside a provider's own error:
     /// the timing checks find `(timedOut)` in it.
     @Test func aTimeoutIsNamedTheSameWayAlsoWhenWrapped() {
-        #expect(CheckRun<Int>.describe(URLError(.timedOut)) == "URLError -1001 (timedOut)")
-        #expect(CheckRun<Int>.describe(URLError(.cancelled)) == "URLError -999 (cancelled)")
-        #expect(CheckRun<Int>.describe(URLError(.fileDoesNotExist)) == "URLError -1100 (code -1100)")
-        #expect(CheckRun<Int>.describe(WrappingError.transport(URLError(.timedOut))).hasSuffix(" — from URLError -1001 (timedOut)"))
-        #expect(CheckRun<Int>.describe(WrappingError.nested(underlying: .init(error: URLError(.timedOut)))).hasSuffix(" — from URLError -1001 (timedOut)"))
-        #expect(!CheckRun<Int>.describe(CancellationError()).contains("URLError"))
+        #expect(ContractViolation.describe(URLError(.timedOut)) == "URLError -1001 (timedOut)")
+        #expect(ContractViolation.describe(URLError(.cancelled)) == "URLError -999 (cancelled)")
+        #expect(ContractViolation.describe(URLError(.fileDoesNotExist)) == "URLError -1100 (code -1100)")
+        #expect(ContractViolation.describe(WrappingError.transport(URLError(.timedOut))).hasSuffix(" — from URLError -1001 (timedOut)"))
+        #expect(ContractViolation.describe(WrappingError.nested(underlying: .init(error: URLError(.timedOut)))).hasSuffix(" — from URLError -1001 (timedOut)"))
+        #expect(!ContractViolation.describe(CancellationError()).contains("URLError"))
     }
 }
 

@@ -6,7 +6,7 @@ import Scenarios
 extension CheckRun {
     /// Why a call threw, in the server's terms as well as the provider's.
     func explain(_ error: any Error) -> String {
-        var text = "threw \(Self.describe(error))"
+        var text = "threw \(ContractViolation.describe(error))"
         guard let last = expectations.requests.last else { return text + " — the server saw no request" }
         if !(200..<300).contains(last.status) || last.fault != nil {
             text += " — the server answered \(last.request.method) \(last.request.asRequest.uri) with \(last.status)"
@@ -37,7 +37,7 @@ extension CheckRun {
         case .keyNotFound(let key, let context):
             let parent = value(at: context.codingPath, in: json)
             let keys = parent?.objectValue.map { $0.keys.sorted().joined(separator: ", ") } ?? "?"
-            return "the server's object at \(jsonPath(context.codingPath)) has no key \"\(key.stringValue)\" (its keys: \(keys))"
+            return "the server's object at \(ContractViolation.jsonPath(context.codingPath)) has no key \"\(key.stringValue)\" (its keys: \(keys))"
         case .dataCorrupted(let context): path = context.codingPath
         @unknown default: return nil
         }
@@ -52,7 +52,7 @@ extension CheckRun {
                 + "(a fraction into Int). The body's numbers with a fraction: \(shown)\(fractions.count > 4 ? ", …" : "")"
         }
         let sent = value(at: path, in: json).map { "\($0)" } ?? "nothing"
-        return "at \(jsonPath(path)) the server sent \(sent)\(wanted)"
+        return "at \(ContractViolation.jsonPath(path)) the server sent \(sent)\(wanted)"
     }
 
     /// Every number with a fraction in `json`, with its path, in document order (objects by key).
@@ -64,16 +64,6 @@ extension CheckRun {
             return members.sorted { $0.key < $1.key }.flatMap { fractionalNumbers(in: $0.value, at: path.isEmpty ? $0.key : "\(path).\($0.key)") }
         default: return []
         }
-    }
-
-    /// `pages[3].price` for a coding path.
-    static func jsonPath(_ path: [any CodingKey]) -> String {
-        guard !path.isEmpty else { return "the top level" }
-        var text = ""
-        for key in path {
-            if let index = key.intValue { text += "[\(index)]" } else { text += (text.isEmpty ? "" : ".") + key.stringValue }
-        }
-        return text
     }
 
     static func value(at path: [any CodingKey], in json: JSONValue?) -> JSONValue? {

@@ -76,6 +76,8 @@ public struct CheckRun<Provider: Sendable>: Sendable {
     public let isolation: CheckIsolation
     /// Makes another run of this check on a fresh server of its own (`inParallel`).
     let sibling: (@Sendable () async throws -> SiblingRun<Provider>)?
+    /// The step last marked (`mark(_:)`), shared by every copy of this run.
+    let marked = Locked<String?>(nil)
 
     init(provider: Provider, engine: MockEngine, context: ProviderContext, expectations: ServerExpectations,
          isolation: CheckIsolation, sibling: (@Sendable () async throws -> SiblingRun<Provider>)? = nil) {
@@ -88,6 +90,13 @@ public struct CheckRun<Provider: Sendable>: Sendable {
     }
 
     public var baseURL: URL { context.baseURL }
+
+    /// Says what the check does from now on (`the call given 404`). A check stopped at
+    /// `SuiteConfiguration.checkTimeLimit` names the step it was at, so a check that makes
+    /// many calls tells which one never ended.
+    public func mark(_ step: String) {
+        marked.withLock { $0 = step }
+    }
 
     /// Runs `count` independent parts of a check at once: part 0 on this check's server,
     /// every other part on a fresh server of its own (the same fixtures, scenarios and
@@ -174,7 +183,7 @@ public struct CheckRun<Provider: Sendable>: Sendable {
     /// `error` is a `URLError.timedOut` (bare or inside a provider's own error) that came
     /// no sooner than the timeout URLSession keeps of `timeout`.
     static func isLateTimeout(_ error: any Error, after seconds: TimeInterval, timeout: TimeInterval) -> Bool {
-        guard let urlError = (error as? URLError) ?? wrappedURLError(in: error, depth: 3), urlError.code == .timedOut else { return false }
+        guard let urlError = (error as? URLError) ?? ContractViolation.wrappedURLError(in: error, depth: 3), urlError.code == .timedOut else { return false }
         return CommonChecks.isNoSooner(seconds, than: timeout)
     }
 
@@ -221,82 +230,9 @@ public struct CheckRun<Provider: Sendable>: Sendable {
                 let value = try await body()
                 finish(.returned(value, seconds: Date().timeIntervalSince(start)))
             } catch {
-                finish(.threw(Self.describe(error), seconds: Date().timeIntervalSince(start)))
+                finish(.threw(ContractViolation.describe(error), seconds: Date().timeIntervalSince(start)))
             }
         }
-    }
-
-    /// An error as the checks' messages show it: a `DecodingError` with the JSON path
-    /// where it stopped, a `URLError` by its code's name on every platform, and a
-    /// provider's own error with the `URLError` it carries, if any.
-    public static func describe(_ error: any Error) -> String {
-        if let urlError = error as? URLError { return describe(urlError) }
-        if let decoding = error as? DecodingError {
-            switch decoding {
-            case .typeMismatch(let type, let context):
-                return "DecodingError.typeMismatch(\(type)) at \(jsonPath(context.codingPath)): \(context.debugDescription)"
-            case .valueNotFound(let type, let context):
-                return "DecodingError.valueNotFound(\(type)) at \(jsonPath(context.codingPath)): \(context.debugDescription)"
-            case .keyNotFound(let key, let context):
-                return "DecodingError.keyNotFound(\"\(key.stringValue)\") at \(jsonPath(context.codingPath))"
-            case .dataCorrupted(let context):
-                return "DecodingError.dataCorrupted at \(jsonPath(context.codingPath)): \(context.debugDescription)"
-            @unknown default: return "DecodingError: \(decoding)"
-            }
-        }
-        // A provider's own error that carries the URLError (`case transport(URLError)`)
-        // says which, so a timeout reads as one whatever the wrapping.
-        if let inner = wrappedURLError(in: error, depth: 3) {
-            return "\(type(of: error)): \(error) — from \(describe(inner))"
-        }
-        return "\(type(of: error)): \(error)"
-    }
-
-    /// `URLError -1001 (timedOut)`, the same text on every platform: Apple's
-    /// `URLError.Code` is a struct that prints as `Code(rawValue: -1001)`, corelibs' an
-    /// enum that prints its case name.
-    static func describe(_ error: URLError) -> String {
-        "URLError \(error.code.rawValue) (\(name(of: error.code)))"
-    }
-
-    static func name(of code: URLError.Code) -> String {
-        switch code {
-        case .timedOut: return "timedOut"
-        case .cancelled: return "cancelled"
-        case .cannotConnectToHost: return "cannotConnectToHost"
-        case .networkConnectionLost: return "networkConnectionLost"
-        case .notConnectedToInternet: return "notConnectedToInternet"
-        case .cannotFindHost: return "cannotFindHost"
-        case .dnsLookupFailed: return "dnsLookupFailed"
-        case .badServerResponse: return "badServerResponse"
-        case .cannotParseResponse: return "cannotParseResponse"
-        case .zeroByteResource: return "zeroByteResource"
-        case .cannotDecodeRawData: return "cannotDecodeRawData"
-        case .cannotDecodeContentData: return "cannotDecodeContentData"
-        case .resourceUnavailable: return "resourceUnavailable"
-        case .badURL: return "badURL"
-        case .unsupportedURL: return "unsupportedURL"
-        case .httpTooManyRedirects: return "httpTooManyRedirects"
-        case .userAuthenticationRequired: return "userAuthenticationRequired"
-        case .secureConnectionFailed: return "secureConnectionFailed"
-        case .serverCertificateUntrusted: return "serverCertificateUntrusted"
-        case .serverCertificateHasUnknownRoot: return "serverCertificateHasUnknownRoot"
-        case .serverCertificateHasBadDate: return "serverCertificateHasBadDate"
-        case .serverCertificateNotYetValid: return "serverCertificateNotYetValid"
-        case .unknown: return "unknown"
-        default: return "code \(code.rawValue)"
-        }
-    }
-
-    /// A `URLError` in an error's stored values (an enum case's payload, a struct's
-    /// property), up to `depth` levels down.
-    static func wrappedURLError(in value: Any, depth: Int) -> URLError? {
-        guard depth > 0 else { return nil }
-        for child in Mirror(reflecting: value).children {
-            if let urlError = child.value as? URLError { return urlError }
-            if let found = wrappedURLError(in: child.value, depth: depth - 1) { return found }
-        }
-        return nil
     }
 }
 

@@ -172,7 +172,9 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
             } catch {
                 return result(.error("\(error)"))
             }
-            let outcome = await Self.limited(configuration.checkTimeLimit, on: made.run.isolation) { try await check.body(made.run) }
+            let outcome = await Self.limited(configuration.checkTimeLimit, on: made.run.isolation, step: { made.run.marked.current }) {
+                try await check.body(made.run)
+            }
             await made.stop()
             guard attempt < attempts, case .failed(let violation) = outcome, violation.isTimingOnly else { return result(outcome) }
             let why = ([violation.actual] + violation.differences).joined(separator: "; ")
@@ -239,8 +241,9 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
     /// server answered (its reason, the value a decoder choked on).
     static var keptResponseBytes: Int { 1024 * 1024 }
 
-    /// Runs `body`, failing it if it is still running after `limit` seconds.
-    static func limited(_ limit: TimeInterval, on isolation: CheckIsolation,
+    /// Runs `body`, failing it if it is still running after `limit` seconds; the failure
+    /// names the step `step` gives then (`CheckRun.mark(_:)`), if any.
+    static func limited(_ limit: TimeInterval, on isolation: CheckIsolation, step: @escaping @Sendable () -> String? = { nil },
                         _ body: @escaping @Sendable () async throws -> Void) async -> ContractReport.Outcome {
         await firstOf { finish in
             isolation.task {
@@ -255,7 +258,8 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
             }
             Task {
                 try? await Task.sleep(nanoseconds: UInt64(limit * 1_000_000_000))
-                finish(.error("the check did not finish within \(Int(limit)) s: does the provider use its timeout?"))
+                let at = step().map { ", stopped at \($0)" } ?? ""
+                finish(.error("the check did not finish within \(Int(limit)) s\(at): does the provider use its timeout?"))
                 // Abandoned, not cancelled (see `CheckRun.outcome(within:)`): the check's
                 // server stops next and closes its connections, which ends the calls.
             }

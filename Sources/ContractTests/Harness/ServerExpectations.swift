@@ -57,29 +57,44 @@ public struct ServerExpectations: Sendable {
         requests.filter { pattern.matches($0.request.asRequest) }
     }
 
+    /// The requests any of `patterns` matches, oldest first, each once: one operation
+    /// served under several paths (an OpenAPI document's `servers`) is one pattern per path.
+    public func requests(matchingAny patterns: [RequestPattern]) -> [ServeEvent] {
+        requests.filter { event in patterns.contains { $0.matches(event.request.asRequest) } }
+    }
+
     /// Waits until the count of requests matching `pattern` satisfies `count` (at most
     /// `timeout` seconds), and returns them; throws a `ContractViolation` otherwise.
     @discardableResult
     public func expect(_ pattern: RequestPattern, _ count: Count = .exactly(1), timeout: TimeInterval = 1,
                        _ because: String? = nil) async throws -> [ServeEvent] {
+        try await expect(anyOf: [pattern], count, timeout: timeout, because)
+    }
+
+    /// Waits until the count of requests any of `patterns` matches satisfies `count` (at
+    /// most `timeout` seconds), and returns them; throws a `ContractViolation` otherwise.
+    @discardableResult
+    public func expect(anyOf patterns: [RequestPattern], _ count: Count = .exactly(1), timeout: TimeInterval = 1,
+                       _ because: String? = nil) async throws -> [ServeEvent] {
         let deadline = Date().addingTimeInterval(timeout)
-        var matching = requests(matching: pattern)
+        var matching = requests(matchingAny: patterns)
         switch count {
         case .exactly(let n), .atLeast(let n):
             while matching.count < n && Date() < deadline {
                 try await Task.sleep(nanoseconds: 5_000_000)
-                matching = requests(matching: pattern)
+                matching = requests(matchingAny: patterns)
             }
             if case .exactly = count, matching.count == n {
                 try await Task.sleep(nanoseconds: UInt64(settle * 1_000_000_000))
-                matching = requests(matching: pattern)
+                matching = requests(matchingAny: patterns)
             }
         case .atMost, .never:
             try await Task.sleep(nanoseconds: UInt64(settle * 1_000_000_000))
-            matching = requests(matching: pattern)
+            matching = requests(matchingAny: patterns)
         }
         guard count.accepts(matching.count) else {
-            throw violation("\(count) request\(isOne(count) ? "" : "s") matching \(pattern)\(because.map { " — \($0)" } ?? "")",
+            let described = patterns.map(\.description).joined(separator: " or ")
+            throw violation("\(count) request\(isOne(count) ? "" : "s") matching \(described)\(because.map { " — \($0)" } ?? "")",
                             actual: "the server saw \(matching.count) matching request\(matching.count == 1 ? "" : "s")")
         }
         return matching

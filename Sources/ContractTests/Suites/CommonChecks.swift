@@ -88,13 +88,22 @@ public enum CommonChecks {
         _ id: String, call: String, pattern: RequestPattern, margin: TimeInterval,
         _ invoke: @escaping @Sendable (CheckRun<P>) async throws -> T
     ) -> ContractCheck<P> {
+        hangTimesOut(id, call: call, patterns: [pattern], margin: margin, invoke)
+    }
+
+    /// A hung response to a request any of `patterns` matches makes `call` fail within the
+    /// provider's timeout plus `margin`: one pattern per path the call may be sent to.
+    public static func hangTimesOut<P: Sendable, T: Sendable>(
+        _ id: String, call: String, patterns: [RequestPattern], margin: TimeInterval,
+        _ invoke: @escaping @Sendable (CheckRun<P>) async throws -> T
+    ) -> ContractCheck<P> {
         ContractCheck(id, .required, "a hung \(call) fails within the timeout (+\(String(format: "%g", margin)) s margin)",
-                      scenarios: [Scenario(name: "hang", rules: [Rule("hang", pattern, always: .fault(.hang))])]) { run in
+                      scenarios: [Scenario(name: "hang", rules: patterns.map { Rule("hang", $0, always: .fault(.hang)) })]) { run in
             try run.use("hang")
             let limit = run.timeout + margin
             let outcome = await run.outcome(within: limit) { try await invoke(run) }
             guard case .threw(_, let seconds) = outcome, seconds <= limit else {
-                let sent = run.expectations.requests(matching: pattern).count
+                let sent = run.expectations.requests(matchingAny: patterns).count
                 let hint: String
                 if sent > 1 {
                     hint = " — the server saw \(sent) requests: each retry after a timeout starts the wait again, so the call outlives its timeout"
@@ -121,19 +130,29 @@ public enum CommonChecks {
         _ id: String, call: String, pattern: RequestPattern, delay: TimeInterval,
         _ invoke: @escaping @Sendable (CheckRun<P>) async throws -> T
     ) -> ContractCheck<P> {
-        ContractCheck(id, .required, "a cancelled \(call) ends, and sends no further request (a cancel is not a failure to retry)",
-                      scenarios: [Scenario(name: "slow-cancel", rules: [Rule("slow", pattern, always: Outcome.simulator.delayed(.fixed(delay)))])]) { run in
+        cancellationSendsNothingMore(id, call: call, patterns: [pattern], delay: delay, invoke)
+    }
+
+    /// `cancellationSendsNothingMore(_:call:pattern:delay:_:)` for a call whose requests any
+    /// of `patterns` matches: one pattern per path the call may be sent to.
+    public static func cancellationSendsNothingMore<P: Sendable, T: Sendable>(
+        _ id: String, call: String, patterns: [RequestPattern], delay: TimeInterval,
+        _ invoke: @escaping @Sendable (CheckRun<P>) async throws -> T
+    ) -> ContractCheck<P> {
+        let described = describe(patterns)
+        return ContractCheck(id, .required, "a cancelled \(call) ends, and sends no further request (a cancel is not a failure to retry)",
+                             scenarios: [Scenario(name: "slow-cancel", rules: patterns.map { Rule("slow", $0, always: Outcome.simulator.delayed(.fixed(delay))) })]) { run in
             try run.use("slow-cancel")
             let outcome = await run.cancelling({ try await invoke(run) }, once: {
-                try await run.expectations.expect(pattern, .atLeast(1), timeout: run.timeout)
+                try await run.expectations.expect(anyOf: patterns, .atLeast(1), timeout: run.timeout)
             }, within: delay + 1)
             // A retry or a follow-up is sent by the time the answer would have come.
             try? await Task.sleep(nanoseconds: UInt64((delay + 0.5) * 1_000_000_000))
-            let sent = run.expectations.requests(matching: pattern).count
+            let sent = run.expectations.requests(matchingAny: patterns).count
             var problems: [String] = []
-            if sent == 0 { problems.append("the server never saw \(pattern), so there was nothing to cancel") }
+            if sent == 0 { problems.append("the server never saw \(described), so there was nothing to cancel") }
             if sent > 1 {
-                problems.append("the server saw \(pattern) \(sent) times: the provider sent it again after the task was cancelled "
+                problems.append("the server saw \(described) \(sent) times: the provider sent it again after the task was cancelled "
                                 + "— a cancelled request (URLError.cancelled, CancellationError) is not a failure to retry")
             }
             if outcome.isStillRunning { problems.append("after the cancel the call \(outcome.summary) — the cancel never reached the request") }
@@ -191,13 +210,22 @@ public enum CommonChecks {
         _ id: String, call: String, pattern: RequestPattern, delay: TimeInterval,
         _ invoke: @escaping @Sendable (CheckRun<P>) async throws -> T
     ) -> ContractCheck<P> {
+        slowButInTime(id, call: call, patterns: [pattern], delay: delay, invoke)
+    }
+
+    /// A slow response to a request any of `patterns` matches, arriving within the
+    /// timeout, still succeeds: one pattern per path the call may be sent to.
+    public static func slowButInTime<P: Sendable, T: Sendable>(
+        _ id: String, call: String, patterns: [RequestPattern], delay: TimeInterval,
+        _ invoke: @escaping @Sendable (CheckRun<P>) async throws -> T
+    ) -> ContractCheck<P> {
         ContractCheck(id, .required, "a slow \(call) that answers within the timeout still succeeds",
-                      scenarios: [Scenario(name: "slow", rules: [Rule("slow", pattern, always: Outcome.simulator.delayed(.fixed(delay)))])]) { run in
+                      scenarios: [Scenario(name: "slow", rules: patterns.map { Rule("slow", $0, always: Outcome.simulator.delayed(.fixed(delay))) })]) { run in
             try run.use("slow")
             let started = Date()
             let outcome = await run.outcome(within: run.timeout + 5) { try await invoke(run) }
             guard case .returned = outcome else {
-                let sent = run.expectations.requests(matching: pattern)
+                let sent = run.expectations.requests(matchingAny: patterns)
                 // Only a timeout after one request can be the server's doing, and only
                 // without a network profile, whose own latency and pace make a later end
                 // the plan. The moment the provider gave up is put on the server's clock
@@ -229,6 +257,13 @@ public enum CommonChecks {
                 throw violation
             }
         }
+    }
+}
+
+extension CommonChecks {
+    /// `GET /v1/todos or GET /v2/todos`.
+    static func describe(_ patterns: [RequestPattern]) -> String {
+        patterns.map(\.description).joined(separator: " or ")
     }
 }
 

@@ -54,7 +54,7 @@ struct DocumentAnswers: Sendable {
         if let example = prefer.example {
             guard let found = content.examples.first(where: { $0.name == example }) else {
                 let known = operation.responses.flatMap { $0.contents.flatMap { $0.examples.map(\.name) } }
-                return .failure(ResponsePlanBox(.error(400, "Prefer: example=\(example) names no example of \(operation.method) \(operation.path); it has \(known.isEmpty ? "none" : known.joined(separator: ", "))")))
+                return .failure(ResponsePlanBox(.error(400, "Prefer: example=\(Prefer.word(example)) names no example of \(operation.method) \(operation.path); it has \(known.isEmpty ? "none" : known.joined(separator: ", "))")))
             }
             chosen.body = found.value
         } else if !prefer.dynamic, let first = content.examples.first {

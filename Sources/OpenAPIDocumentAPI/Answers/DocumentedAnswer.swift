@@ -23,8 +23,11 @@ public struct DocumentedAnswer: Sendable, Hashable, CustomStringConvertible {
     /// A 2xx answer: a client decodes it as its result.
     public var isSuccess: Bool { (200...299).contains(status) }
 
-    /// The `Prefer` header's value that makes the mock give this answer.
-    public var prefer: String { example.map { "code=\(status), example=\($0)" } ?? "code=\(status)" }
+    /// The `Prefer` header's value that makes the mock give this answer:
+    /// `code=200, example=two`. An example's name that is not a token (a comma, a
+    /// semicolon, a space, a quote in it) is sent as a quoted-string, escaped:
+    /// `code=200, example="two, by name"`.
+    public var prefer: String { example.map { "code=\(status), example=\(Prefer.word($0))" } ?? "code=\(status)" }
 
     /// `404`, `200 (example "none")`, `500 (default)`.
     public var description: String {
