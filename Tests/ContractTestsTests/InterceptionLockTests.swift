@@ -16,13 +16,13 @@ import FoundationNetworking
 
     static func uniqueHost(_ label: String) -> String { "\(label)-\(UUID().uuidString.lowercased()).invalid" }
 
-    /// What `body` throws, if it is an `InterceptionError`.
-    static func interceptionError(_ body: () async throws -> Void) async -> InterceptionError? {
+    /// What `body` throws, if anything.
+    static func thrown(_ body: () async throws -> Void) async -> (any Error)? {
         do {
             try await body()
             return nil
         } catch {
-            return error as? InterceptionError
+            return error
         }
     }
 
@@ -312,9 +312,7 @@ struct InterceptingSuiteTests {
 /// end because the holder it waits for waits, in turn, for the waiter.
 @Suite struct InterceptionWaitEndsTests {
     static func uniqueHost(_ label: String) -> String { InterceptionLockTests.uniqueHost(label) }
-    static func interceptionError(_ body: () async throws -> Void) async -> InterceptionError? {
-        await InterceptionLockTests.interceptionError(body)
-    }
+    static func thrown(_ body: () async throws -> Void) async -> (any Error)? { await InterceptionLockTests.thrown(body) }
 
     @Test func aCancelledWaitThrowsAndLeavesTheQueue() async throws {
         let host = Self.uniqueHost("cancelled")
@@ -324,7 +322,7 @@ struct InterceptingSuiteTests {
         let waiting = Task { try await second.intercept([host]) }
         #expect(await eventually { InterceptionLocks.shared.waiting(for: host) == 1 })
         waiting.cancel()
-        let error = await Self.interceptionError { _ = try await bounded("the cancelled wait") { try await waiting.value } }
+        let error = await Self.thrown { _ = try await bounded("the cancelled wait") { try await waiting.value } }
         #expect(error?.cancelledHost == host, "\(String(describing: error))")
         #expect(InterceptionLocks.shared.waiting(for: host) == 0)
         held.end()
@@ -342,7 +340,7 @@ struct InterceptingSuiteTests {
         #expect(await eventually { InterceptionLocks.shared.waiting(for: awaited) == 1 })
         #expect(InterceptionLocks.shared.isHeld(taken))
         waiting.cancel()
-        let error = await Self.interceptionError { _ = try await bounded("the cancelled wait") { try await waiting.value } }
+        let error = await Self.thrown { _ = try await bounded("the cancelled wait") { try await waiting.value } }
         #expect(error?.cancelledHost == awaited, "\(String(describing: error))")
         #expect(!InterceptionLocks.shared.isHeld(taken))
         held.end()
@@ -355,7 +353,7 @@ struct InterceptingSuiteTests {
         let first = try await TestMockServer.start()
         let second = try await TestMockServer.start()
         let held = try await first.intercept([host])
-        let error = await Self.interceptionError {
+        let error = await Self.thrown {
             _ = try await bounded("the cancelled task") {
                 withUnsafeCurrentTask { $0?.cancel() }
                 return try await second.intercept([host])
@@ -389,7 +387,7 @@ struct InterceptingSuiteTests {
                 try await second.intercepting([a]) {}
             }
         }
-        let error = await Self.interceptionError { try await bounded("the second test") { try await secondTest.value } }
+        let error = await Self.thrown { try await bounded("the second test") { try await secondTest.value } }
         #expect(error?.deadlock?.host == a, "\(String(describing: error))")
         #expect(error?.deadlock?.cycle == [a, b])
         try await bounded("the first test") { try await firstTest.value }
@@ -406,7 +404,7 @@ struct InterceptingSuiteTests {
         let host = Self.uniqueHost("itself")
         let outer = try await TestMockServer.start()
         let inner = try await TestMockServer.start()
-        let error = await Self.interceptionError {
+        let error = await Self.thrown {
             try await bounded("the test") {
                 let held = try await outer.intercept([host])
                 defer { held.end() }
@@ -415,7 +413,7 @@ struct InterceptingSuiteTests {
         }
         #expect(error?.deadlock?.host == host, "\(String(describing: error))")
         #expect(error?.deadlock?.cycle == [host])
-        #expect(error.map { "\($0)" }?.contains("end()") == true)
+        #expect(error.map { "\($0)" }?.contains("end()") == true, "the error says what to do")
         #expect(!InterceptionLocks.shared.isHeld(host))
         await outer.stop()
         await inner.stop()
@@ -433,7 +431,7 @@ struct InterceptingSuiteTests {
         #expect(await eventually { locks.waiting(for: b) == 1 })
         let twoWaits = Task { try await locks.acquire([c], for: two) }
         #expect(await eventually { locks.waiting(for: c) == 1 })
-        let error = await Self.interceptionError { try await bounded("the third wait") { try await locks.acquire([a], for: three) } }
+        let error = await Self.thrown { try await bounded("the third wait") { try await locks.acquire([a], for: three) } }
         #expect(error?.deadlock?.host == a, "\(String(describing: error))")
         #expect(error?.deadlock?.cycle == [a, b, c])
         #expect(locks.waiting(for: a) == 0)
@@ -462,7 +460,7 @@ struct InterceptingSuiteTests {
         #expect(await eventually { locks.waiting(for: n) == 2 })
         locks.release([n], for: old)
         try await bounded("next's wait for n") { try await nextWaitsForN.value }
-        let error = await Self.interceptionError { try await bounded("last's wait for n") { try await lastWaitsForN.value } }
+        let error = await Self.thrown { try await bounded("last's wait for n") { try await lastWaitsForN.value } }
         #expect(error?.deadlock?.host == n, "\(String(describing: error))")
         #expect(error?.deadlock?.cycle == [n, m])
         locks.release([m], for: last)
@@ -472,14 +470,16 @@ struct InterceptingSuiteTests {
     }
 }
 
-extension InterceptionError {
+extension Error {
+    /// The host of an `InterceptionError.cancelled`.
     var cancelledHost: String? {
-        guard case .cancelled(let host) = self else { return nil }
+        guard case .cancelled(let host)? = self as? InterceptionError else { return nil }
         return host
     }
 
+    /// The host and cycle of an `InterceptionError.wouldDeadlock`.
     var deadlock: (host: String, cycle: [String])? {
-        guard case .wouldDeadlock(let host, let cycle) = self else { return nil }
+        guard case .wouldDeadlock(let host, let cycle)? = self as? InterceptionError else { return nil }
         return (host, cycle)
     }
 }

@@ -24,7 +24,9 @@ final class InterceptionLocks: Sendable {
     final class Holder: Sendable {
         /// For the holder of one interception made outside any scope: the task that made
         /// it, taken to be the one that ends it. A wait of that task is a wait of this
-        /// holder too. Nil for a test's scope.
+        /// holder too, so that task asking for one of its hosts again fails rather than
+        /// waits for itself. Nil for a test's scope. Once the maker has finished, a later
+        /// task may have its identity (`TaskIdentity`) and be taken for it.
         let maker: TaskIdentity?
 
         init(madeBy maker: TaskIdentity? = nil) { self.maker = maker }
