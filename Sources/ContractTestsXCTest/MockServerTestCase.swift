@@ -38,15 +38,25 @@ open class MockServerTestCase: XCTestCase {
     /// its real URL (`market-training.yagom-academy.kr`, or `localhost:8080` for one port):
     /// `TestMockServer.intercept(_:)`. Tests that intercept the same host run one at a time,
     /// and while one does, requests to that host from any test reach its server. The hosts
-    /// are taken in `setUp`, outside the test method's scope, so the test method must not
-    /// intercept one of them again (`intercepting(_:isolation:_:)`): that waits for this
-    /// test's own interception, which ends only in `tearDown`.
+    /// are taken in `setUp` and given back in `tearDown`, as the test's own (see
+    /// `invokeTest()`): the test method may intercept one of them again
+    /// (`intercepting(_:isolation:_:)`) without waiting for itself, and that server answers
+    /// until its scope ends.
     open var mockIntercepting: [String] { [] }
 
     /// This test's server (set between `setUp` and `tearDown`).
     public private(set) var mockServer: TestMockServer!
     /// This test's interception of `mockIntercepting`, ended in `tearDown`.
     private var mockInterception: HostInterception?
+
+    /// Runs the test (`setUp`, the test method, `tearDown`) as one test for interception:
+    /// a host this test intercepts, in any of them or in a task they start with `Task {}`
+    /// or a task group, is taken again at once wherever else the test intercepts it, while
+    /// other tests wait for it. `Task.detached`, and tasks started from a callback, are not
+    /// the test. An override calls `super.invokeTest()` to keep this.
+    open override func invokeTest() {
+        HostInterception.asOneTest { super.invokeTest() }
+    }
 
     open override func setUp() async throws {
         try await super.setUp()

@@ -19,3 +19,23 @@ final class MockServerTestCaseInterceptionTests: MockServerTestCase {
         try await mockServer.expectations.expect(.get("/api/products"), .exactly(1))
     }
 }
+
+/// A `MockServerTestCase` test is one test from `setUp` to `tearDown`: its method takes a
+/// host that `setUp` took for it again at once, and the inner server answers.
+final class MockServerTestCaseNestedInterceptionTests: MockServerTestCase {
+    static let host = "held-by-a-test-case.invalid"
+    override var mockIntercepting: [String] { [Self.host] }
+
+    func testTheTestMethodInterceptsAHostItsSetUpTookWithoutWaitingForItself() async throws {
+        let outer = try XCTUnwrap(mockServer)
+        let inner = try await TestMockServer.start()
+        let url = try XCTUnwrap(URL(string: "http://\(Self.host)/categories"))
+        try await bounded("intercepting the test's own host") {
+            try await inner.intercepting([Self.host]) { _ = try await URLSession.shared.data(from: url) }
+        }
+        XCTAssertEqual(inner.journal.entries().count, 1)
+        _ = try await URLSession.shared.data(from: url)
+        XCTAssertEqual(outer.journal.entries().count, 1)
+        await inner.stop()
+    }
+}

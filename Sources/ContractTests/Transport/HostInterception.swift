@@ -37,6 +37,14 @@ public final class HostInterception: Sendable {
         return try await InterceptionLocks.$current.withValue(holder, operation: body)
     }
 
+    /// Runs `body` as one test: interceptions made in it, and in the tasks that inherit
+    /// its task-locals, hold their hosts for this test, so it takes a host it holds again
+    /// at once, as inside `inScope(_:)`. For an adapter that runs a whole test (setUp, the
+    /// test method, tearDown) in one synchronous call, such as `XCTestCase.invokeTest()`.
+    package static func asOneTest<T>(_ body: () throws -> T) rethrows -> T {
+        try InterceptionLocks.$current.withValue(InterceptionLocks.Holder(), operation: body)
+    }
+
     /// Stops intercepting, then lets the next test waiting for one of these host names
     /// start. Only the first call does anything.
     public func end() {

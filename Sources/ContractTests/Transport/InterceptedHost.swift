@@ -72,15 +72,3 @@ public struct InterceptedHost: Hashable, Sendable, CustomStringConvertible {
         return port.map { "\(name):\($0)" } ?? name
     }
 }
-
-/// Why a test cannot intercept what it asked for.
-public enum InterceptionError: Error, CustomStringConvertible {
-    /// An entry of `intercepting:` that is no host or `host:port`.
-    case invalidHost(String, reason: String)
-
-    public var description: String {
-        switch self {
-        case .invalidHost(let entry, let reason): return "cannot intercept \"\(entry)\": \(reason)"
-        }
-    }
-}
