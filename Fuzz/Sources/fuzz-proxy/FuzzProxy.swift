@@ -16,8 +16,8 @@ import Scenarios
 /// - a first request to a host the engine does not answer that gets anything but an error
 ///   with a reason (a tunnel or an answer to an unmapped host);
 /// - an absolute-form request to a mapped host answered for another path than its target's;
-/// - a channel still alive once the input's connection is finished (a task or a cycle
-///   keeps its handlers);
+/// - a channel or event loop still alive once the input's connection is closed and every
+///   bounded wait has come due (a task still scheduled, or a cycle);
 /// - a `ProxyTarget` that parses and is not the same target when its `authority` is
 ///   parsed again.
 enum FuzzProxy {
@@ -35,9 +35,12 @@ enum FuzzProxy {
     static func check(_ data: Data) {
         checkTargets(data)
         for token in [nil, token] {
-            weak var leaked: EmbeddedChannel?
-            checkConnection(data, token: token, channel: &leaked)
-            if leaked != nil { FuzzDriver.fail("the connection's channel outlived it (token \(token ?? "none"))") }
+            weak var channel: EmbeddedChannel?
+            weak var loop: EmbeddedEventLoop?
+            checkConnection(data, token: token, channel: &channel, loop: &loop)
+            if channel != nil || loop != nil {
+                FuzzDriver.fail("the connection's \(channel != nil ? "channel" : "event loop") outlived it: a task still scheduled or a cycle (token \(token ?? "none"))")
+            }
         }
     }
 
@@ -66,10 +69,12 @@ enum FuzzProxy {
         }
     }
 
-    static func checkConnection(_ data: Data, token: String?, channel leaked: inout EmbeddedChannel?) {
+    static func checkConnection(_ data: Data, token: String?, channel leakedChannel: inout EmbeddedChannel?,
+                                loop leakedLoop: inout EmbeddedEventLoop?) {
         let loop = EmbeddedEventLoop()
         let channel = EmbeddedChannel(loop: loop)
-        leaked = channel
+        leakedChannel = channel
+        leakedLoop = loop
         let mapped = Set(ForwardProxy.mappedHosts(of: engine))
         engine.journal.clear()
         do {
@@ -97,7 +102,12 @@ enum FuzzProxy {
         while let part = try? channel.readOutbound(as: ByteBuffer.self) { output += part.readableBytesView }
         let isActive = channel.isActive
         let journal = engine.journal.entries()
-        _ = try? channel.finish(acceptAlreadyClosed: true)
+        // Closed as `finish()` would, without its cancelling what is still scheduled: once
+        // every bounded wait has come due, a task still pending keeps the loop (and the
+        // channel) alive, which `check` reports, or traps when the loop is freed.
+        _ = try? channel.close().wait()
+        loop.run()
+        loop.advanceTime(by: .hours(24))
 
         let lowered = Data(data.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 })
         let choseFault = lowered.range(of: Data("x-mock-scenario".utf8)) != nil
@@ -118,7 +128,7 @@ enum FuzzProxy {
             }
             if isActive { FuzzDriver.fail("the connection stayed open after a \(refusal.status) refusal") }
         }
-        if journal.contains(where: { $0.status == 502 || $0.answeredBy == "proxy.tunnel" || $0.answeredBy == "proxy.forward" }) {
+        if journal.contains(where: { $0.answeredBy == "proxy.tunnel" || $0.answeredBy == "proxy.forward" }) {
             FuzzDriver.fail("pass-through is off, and the proxy went out: \(journal.compactMap(\.answeredBy))")
         }
         // An absolute-form request to a mapped host is answered as the server's own, for the
