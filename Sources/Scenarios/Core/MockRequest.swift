@@ -96,10 +96,12 @@ public struct MockRequest: Sendable {
     }
 
     /// The path of a request target's part before "?": an absolute-form target
-    /// ("http://host/path") keeps only its path, and an empty one is "/".
+    /// ("http://host/path", the scheme in any case) keeps only its path, and an empty one
+    /// is "/".
     private static func path(_ raw: Slice<UnsafeBufferPointer<UInt8>>) -> String {
         var raw = raw
-        if raw.starts(with: "http://".utf8) || raw.starts(with: "https://".utf8) {
+        let scheme = raw.prefix(8).lazy.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        if scheme.starts(with: "http://".utf8) || scheme.starts(with: "https://".utf8) {
             let rest = raw[(raw.firstIndex(of: UInt8(ascii: ":"))! + 3)...]
             guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) else { return "/" }
             raw = rest[slash...]
