@@ -67,11 +67,13 @@ public struct MockRequest: Sendable {
         // server's work per page request; raw offsets cost a tenth of that.
         let split: (String, [(name: String, value: String)])? = target.withUTF8 { bytes in
             // Most targets are a path alone ("/menu"): one scan says so, and the target
-            // itself is the path (below, as `withUTF8` left it: native).
-            guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else {
+            // itself is the path (below, as `withUTF8` left it: native). A fragment ("#",
+            // which a client should not send) is no part of the path or the query.
+            guard let mark = bytes.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else {
                 guard bytes.first != UInt8(ascii: "/") else { return nil }
                 return (path(bytes[...]), [])
             }
+            guard bytes[mark] == UInt8(ascii: "?") else { return (path(bytes[..<mark]), []) }
             var query: [(name: String, value: String)] = []
             var end = bytes.endIndex
             if let hash = bytes[(mark + 1)...].firstIndex(of: UInt8(ascii: "#")) { end = hash }
