@@ -45,6 +45,12 @@ Found and fixed while building the fuzzers:
   the scheme in any case (RFC 3986), `MockRequest` only in lower case. Now both do
   (`ForwardProxyTests.anAbsoluteFormTargetInUpperCaseGetsItsPath`, and the input is in
   `Fuzz/corpus/proxy`).
+- **Wrong answer (fixed)**, found by `fuzz-proxy`: a fragment before the query
+  (`http://openmarket.yagom-academy.kr/ap#/products?page_no=1`) stayed in the path the
+  engine answered for (`/ap#/products`), while the proxy read `/ap`: `MockRequest` cut a
+  fragment off the query only. A fragment is now no part of the path or the query
+  wherever it stands, on every port
+  (`ForwardProxyTests.aFragmentInAnAbsoluteFormTargetIsNoPartOfItsPath`).
 - Foundation's two JSON readers disagree with each other, and the differential says so
   rather than hiding it: duplicate keys (`JSONDecoder` keeps the first, as ours does;
   `JSONSerialization` the last), numbers that overflow a Double (`4e888`: only
