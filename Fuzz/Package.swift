@@ -27,6 +27,12 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], path: "Sources/fuzz-request"),
+        .executableTarget(name: "fuzz-proxy", dependencies: [
+            .product(name: "MockServer", package: "MockServer"), .product(name: "Scenarios", package: "MockServer"),
+            .product(name: "MockFixtures", package: "MockServer"), "FuzzSupport",
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ], path: "Sources/fuzz-proxy"),
     ],
     swiftLanguageModes: [.v6]
 )

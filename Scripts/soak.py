@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Soak: the real mock-server binary under a mix of normal, scenario and hostile clients.
 
-    python3 Scripts/soak.py BINARY [--seconds N] [--report FILE]
+    python3 Scripts/soak.py BINARY [--seconds N] [--report FILE] [--sanitized NAME]
 
 Bounded and self-stopping: every client runs until the deadline, all traffic goes to
 127.0.0.1 on a port the server picked (port 0). Runs, in parallel threads:
@@ -12,13 +12,25 @@ Bounded and self-stopping: every client runs until the deadline, all traffic goe
   - never-reading pipeliners: 300 requests in one write, then nothing read for 10 s;
   - slowloris: a request head one byte every 0.3 s (the server's --head-timeout is 2 s);
   - mid-body hang-ups: a head promising 1000 bytes, 10 sent, then close;
-  - mid-delay hang-ups: a request under slow-3g, closed before its answer.
+  - mid-delay hang-ups: a request under slow-3g, closed before its answer;
+  - forward proxy clients (the server runs with --proxy-port 0 and a CA of its own in a
+    temporary --ca-dir): normal ones through a CONNECT tunnel with TLS (trusting that CA)
+    and by absolute-form requests, each answer checked; hostile ones: malformed CONNECT
+    lines (400), unmapped hosts (403), a tunnel left silent (the server closes it within
+    its head timeout), garbage bytes through a tunnel (400), a truncated ClientHello, and
+    half a CONNECT line, each then closed.
 Checks at the end (exit 1 if any fails): the server did not crash; the journal's total
-equals the requests sent (each complete request, and each slowloris head that got its
-408); every normal request was served; RSS reached a plateau (the last third's peak
-within 10 % of the middle third's) and stayed under 64 MB.
+equals the requests sent (each complete request, each CONNECT, and each slowloris head
+that got its 408); every normal request, direct or proxied, was served; every hostile
+proxy client got the answer it should; connections open went back to a few; RSS reached
+a plateau (the last third's peak within 10 % of the middle third's) and stayed under
+64 MB; the server's stderr holds no sanitizer report.
+
+--sanitized NAME: the binary is built with a sanitizer (thread, address). Its shadow
+memory and quarantine make RSS say nothing about ours, so the RSS figures are shown and
+not judged; everything else is.
 """
-import argparse, http.client, json, os, random, socket, subprocess, sys, tempfile, threading, time
+import argparse, http.client, json, os, random, shutil, socket, ssl, subprocess, sys, tempfile, threading, time
 
 SCENARIO_MIX = ["flaky", "server-errors", "rate-limited", "slow-images", "large-catalog", "empty-catalog",
                 "malformed-json", "order-fails-then-succeeds", "image-failures", "connection-reset",
@@ -165,6 +177,202 @@ def mid_delay(port, deadline, counts):
         time.sleep(0.05)
 
 
+MAPPED_TLS_HOST = "market-training.yagom-academy.kr"
+MAPPED_HTTP_HOST = "openmarket.yagom-academy.kr"
+PROXY_PAGE = "/api/products?page_no=1&items_per_page=2"
+HEAD_TIMEOUT = 2.0   # the server's --head-timeout
+
+
+def read_head(sock, limit=65536):
+    """The bytes up to the end of a response head (or what came before the peer closed)."""
+    data = b""
+    while b"\r\n\r\n" not in data and len(data) < limit:
+        chunk = sock.recv(4096)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def read_response(sock):
+    """(status, body) of one response with a Content-Length, or (None, bytes seen)."""
+    data = read_head(sock)
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.split(b"\r\n")
+    try:
+        status = int(lines[0].split(b" ")[1])
+    except (IndexError, ValueError):
+        return None, data
+    length = 0
+    for line in lines[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value.strip())
+    while len(body) < length:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return status, body
+
+
+def has_reason(body):
+    try:
+        return isinstance(json.loads(body).get("reason"), str)
+    except (ValueError, AttributeError):
+        return False
+
+
+def connect_line(target):
+    return f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode()
+
+
+def proxy_tls_client(proxy_port, deadline, counts, ca_file):
+    """CONNECT to a mapped host, TLS trusting the server's CA, then keep-alive GETs through
+    the tunnel; a new tunnel every 20 requests. Every answer must be a 200 with a page."""
+    context = ssl.create_default_context(cafile=ca_file)
+    while time.time() < deadline:
+        connection = http.client.HTTPSConnection("127.0.0.1", proxy_port, timeout=15, context=context)
+        connection.set_tunnel(MAPPED_TLS_HOST, 443)
+        counts.add("sent")   # the CONNECT, journaled as proxy.connect
+        counts.add("proxy_tunnels")
+        try:
+            for _ in range(20):
+                if time.time() >= deadline:
+                    break
+                counts.add("sent")
+                counts.add("proxy_normal")
+                connection.request("GET", PROXY_PAGE, headers={"Host": MAPPED_TLS_HOST})
+                response = connection.getresponse()
+                data = response.read()
+                if response.status == 200 and b'"pages"' in data:
+                    counts.add("proxy_normal_served")
+                else:
+                    counts.add("proxy_normal_failed")
+                    print(f"proxy TLS client: {response.status} {data[:200]!r}", file=sys.stderr)
+        except Exception as error:
+            counts.add("proxy_normal_failed")
+            print(f"proxy TLS client: {error!r}", file=sys.stderr)
+        finally:
+            connection.close()
+
+
+def proxy_absolute_client(proxy_port, deadline, counts):
+    """Absolute-form GETs to a mapped host on one keep-alive connection to the proxy."""
+    connection = http.client.HTTPConnection("127.0.0.1", proxy_port, timeout=15)
+    while time.time() < deadline:
+        counts.add("sent")
+        counts.add("proxy_normal")
+        try:
+            connection.request("GET", f"http://{MAPPED_HTTP_HOST}{PROXY_PAGE}", headers={"Host": MAPPED_HTTP_HOST})
+            response = connection.getresponse()
+            data = response.read()
+            if response.status == 200 and b'"pages"' in data:
+                counts.add("proxy_normal_served")
+            else:
+                counts.add("proxy_normal_failed")
+                print(f"proxy absolute-form client: {response.status} {data[:200]!r}", file=sys.stderr)
+        except Exception as error:
+            counts.add("proxy_normal_failed")
+            print(f"proxy absolute-form client: {error!r}", file=sys.stderr)
+            connection.close()
+            connection = http.client.HTTPConnection("127.0.0.1", proxy_port, timeout=15)
+
+
+MALFORMED_PROXY_REQUESTS = [connect_line("example.com"), connect_line("example.com:0"), connect_line("example.com:99999"),
+                            connect_line("[::1:443"), connect_line("exa$mple.com:443"), connect_line(":443"),
+                            b"GET http:///menu HTTP/1.1\r\nHost: x\r\n\r\n"]
+UNMAPPED_PROXY_REQUESTS = [connect_line("example.com:443"), connect_line("[::1]:443"),
+                           b"GET http://example.com/ HTTP/1.1\r\nHost: example.com\r\n\r\n",
+                           f"GET http://{MAPPED_HTTP_HOST}@example.com/ HTTP/1.1\r\nHost: x\r\n\r\n".encode()]
+
+
+def client_hello():
+    """The first flight of a real TLS client to the mapped host: its ClientHello record."""
+    context = ssl.create_default_context()
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    tls = context.wrap_bio(incoming, outgoing, server_hostname=MAPPED_TLS_HOST)
+    try:
+        tls.do_handshake()
+    except ssl.SSLWantReadError:
+        pass
+    return outgoing.read()
+
+
+def proxy_hostile(proxy_port, deadline, counts, seed):
+    """Each turn, one misbehaving proxy client; what the server must answer is checked."""
+    rng = random.Random(seed)
+    hello = client_hello()
+
+    def unexpected(kind, detail):
+        counts.add("proxy_hostile_unexpected")
+        print(f"hostile proxy client ({kind}): {detail}", file=sys.stderr)
+
+    def tunnel(sock, kind):
+        sock.sendall(connect_line(f"{MAPPED_TLS_HOST}:443"))
+        counts.add("sent")   # the CONNECT
+        established = read_head(sock)
+        if not established.startswith(b"HTTP/1.1 200"):
+            unexpected(kind, f"CONNECT got {established[:60]!r}")
+            return False
+        return True
+
+    while time.time() < deadline:
+        kind = rng.choice(["malformed", "unmapped", "garbage", "truncated-hello", "half-line"])
+        try:
+            with socket.create_connection(("127.0.0.1", proxy_port), timeout=10) as sock:
+                if kind in ("malformed", "unmapped"):
+                    request = rng.choice(MALFORMED_PROXY_REQUESTS if kind == "malformed" else UNMAPPED_PROXY_REQUESTS)
+                    sock.sendall(request)
+                    counts.add("sent")
+                    status, body = read_response(sock)
+                    want = 400 if kind == "malformed" else 403
+                    if status != want or not has_reason(body):
+                        unexpected(kind, f"{request[:50]!r} got {status} {body[:120]!r}")
+                elif kind == "garbage":
+                    if tunnel(sock, kind):
+                        sock.sendall(b"\x00\x01\x02 not TLS, not HTTP\r\n\r\n")
+                        counts.add("sent")   # journaled as malformed HTTP
+                        status, body = read_response(sock)
+                        if status != 400 or not has_reason(body):
+                            unexpected(kind, f"got {status} {body[:120]!r}")
+                elif kind == "truncated-hello":
+                    if tunnel(sock, kind):
+                        sock.sendall(hello[:len(hello) // 2])
+                elif kind == "half-line":
+                    sock.sendall(b"CONNECT " + MAPPED_TLS_HOST.encode()[:12])
+                    counts.add("sent")   # a head cut by the close: journaled as malformed HTTP
+            counts.add(f"proxy_hostile_{kind}")
+        except Exception as error:
+            unexpected(kind, repr(error))
+        time.sleep(0.02)
+
+
+def proxy_silent(proxy_port, deadline, counts, close_delays):
+    """A tunnel opened and never spoken in: the server must close it within its head timeout."""
+    while time.time() < deadline - HEAD_TIMEOUT - 1:
+        try:
+            with socket.create_connection(("127.0.0.1", proxy_port), timeout=HEAD_TIMEOUT + 5) as sock:
+                sock.sendall(connect_line(f"{MAPPED_TLS_HOST}:443"))
+                counts.add("sent")
+                established = read_head(sock)
+                opened = time.time()
+                if not established.startswith(b"HTTP/1.1 200"):
+                    counts.add("proxy_hostile_unexpected")
+                    print(f"silent proxy client: CONNECT got {established[:60]!r}", file=sys.stderr)
+                    continue
+                rest = sock.recv(4096)
+                close_delays.append(time.time() - opened)
+                if rest:
+                    counts.add("proxy_hostile_unexpected")
+                    print(f"silent proxy client: the server wrote {rest[:60]!r} into a silent tunnel", file=sys.stderr)
+                counts.add("proxy_hostile_silent")
+        except socket.timeout:
+            counts.add("proxy_hostile_unexpected")
+            close_delays.append(HEAD_TIMEOUT + 5)
+            print("silent proxy client: the server kept a silent tunnel open", file=sys.stderr)
+
+
 def admin_info(port):
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
     connection.request("GET", "/__admin/info")
@@ -178,21 +386,34 @@ def main():
     parser.add_argument("binary")
     parser.add_argument("--seconds", type=float, default=120)
     parser.add_argument("--report")
+    parser.add_argument("--sanitized", metavar="NAME", help="the binary's sanitizer (thread, address): RSS is shown, not judged")
     args = parser.parse_args()
 
     # The server's stderr goes to a file, not a pipe: a pipe nobody reads until the end
     # can fill and block the server, and a crash report is long, with its cause at the top.
+    # A sanitizer writes its reports there too.
     stderr_file = tempfile.NamedTemporaryFile(prefix="soak-server-", suffix=".log", delete=False)
-    server = subprocess.Popen([args.binary, "--port", "0", "--log-level", "error", "--head-timeout", "2",
-                               "--idle-timeout", "30", "--time-scale", "0.2", "--seed", "7"],
+    ca_dir = tempfile.mkdtemp(prefix="soak-ca-")
+    server = subprocess.Popen([args.binary, "--port", "0", "--log-level", "error", "--head-timeout", str(int(HEAD_TIMEOUT)),
+                               "--idle-timeout", "30", "--time-scale", "0.2", "--seed", "7",
+                               "--proxy-port", "0", "--ca-dir", ca_dir],
                               stdout=subprocess.PIPE, stderr=stderr_file, text=True)
     line = server.stdout.readline().strip()
-    if not line.startswith("Listening on "):
+    proxy_line = server.stdout.readline().strip() if line.startswith("Listening on ") else ""
+    if not line.startswith("Listening on ") or not proxy_line.startswith("Proxying on "):
+        server.kill()
         server.wait(timeout=10)
-        print(f"soak: the server did not start: {line!r}\n{read_text(stderr_file.name)}", file=sys.stderr)
+        print(f"soak: the server did not start: {line!r} {proxy_line!r}\n{read_text(stderr_file.name)}", file=sys.stderr)
         return 1
     port = int(line.rsplit(":", 1)[1])
+    proxy_port = int(proxy_line.rsplit(":", 1)[1])
+    ca_file = os.path.join(ca_dir, "ca.pem")
+    for _ in range(100):
+        if os.path.exists(ca_file):
+            break
+        time.sleep(0.1)
     counts = Counter()
+    close_delays = []
     start = time.time()
     deadline = start + args.seconds
     workers = ([threading.Thread(target=normal_client, args=(port, deadline, counts, seed)) for seed in range(4)]
@@ -200,7 +421,11 @@ def main():
                + [threading.Thread(target=pipeliner, args=(port, deadline, counts)) for _ in range(2)]
                + [threading.Thread(target=slowloris, args=(port, deadline, counts)) for _ in range(2)]
                + [threading.Thread(target=mid_body, args=(port, deadline, counts)),
-                  threading.Thread(target=mid_delay, args=(port, deadline, counts))])
+                  threading.Thread(target=mid_delay, args=(port, deadline, counts))]
+               + [threading.Thread(target=proxy_tls_client, args=(proxy_port, deadline, counts, ca_file)),
+                  threading.Thread(target=proxy_absolute_client, args=(proxy_port, deadline, counts)),
+                  threading.Thread(target=proxy_hostile, args=(proxy_port, deadline, counts, 200)),
+                  threading.Thread(target=proxy_silent, args=(proxy_port, deadline, counts, close_delays))])
     for worker in workers:
         worker.daemon = True
         worker.start()
@@ -217,14 +442,26 @@ def main():
     time.sleep(1.5)   # closes of the last hang-ups reach the journal
     crashed = server.poll() is not None
     total = None
+    open_connections = None
     if not crashed:
         info = admin_info(port)
         total = int(info["journal"]["total"])
+        # Closes the clients made reach the server's count shortly after; the admin
+        # request's own connection is one of those counted.
+        for _ in range(20):
+            open_connections = int(info["transport"]["connections"]["open"])
+            if open_connections <= 3:
+                break
+            time.sleep(0.5)
+            info = admin_info(port)
         server.terminate()
-        server.wait(timeout=10)
+        server.wait(timeout=30)
     exit_status = server.returncode
     stderr_file.close()
     stderr = read_text(stderr_file.name)
+    shutil.rmtree(ca_dir, ignore_errors=True)
+    sanitizer_lines = [line for line in stderr.splitlines()
+                       if "WARNING: ThreadSanitizer" in line or "ERROR: AddressSanitizer" in line or "ERROR: LeakSanitizer" in line]
 
     sent = counts.get("sent")
     third = max(1, len(samples) // 3)
@@ -232,15 +469,27 @@ def main():
     last = max((rss for _, rss in samples[2 * third:]), default=0)
     peak = max((rss for _, rss in samples), default=0)
     plateau = middle > 0 and last <= middle * 1.10
+    slowest_close = max(close_delays, default=None)
     checks = {
         "no crash, clean exit on SIGTERM": not crashed and exit_status == 0,
         "journal total equals requests sent": total == sent,
         "every normal request served": counts.get("normal_failed") == 0 and counts.get("normal_served") == counts.get("normal"),
+        "every proxied normal request served": (counts.get("proxy_normal_failed") == 0 and counts.get("proxy_normal") > 0
+                                                and counts.get("proxy_normal_served") == counts.get("proxy_normal")),
+        "every hostile proxy client answered as it should": counts.get("proxy_hostile_unexpected") == 0,
+        "silent tunnels closed within the head timeout (+1 s)": slowest_close is not None and slowest_close <= HEAD_TIMEOUT + 1,
+        "connections open at the end: 3 or fewer": open_connections is not None and open_connections <= 3,
+        "no sanitizer report on the server's stderr": not sanitizer_lines,
+    }
+    rss_checks = {
         "RSS plateau (last third within 10 % of middle third)": plateau,
         "RSS under 64 MB": peak < 64 * 1024,
     }
+    if not args.sanitized:
+        checks.update(rss_checks)
     lines = [
-        f"Soak of {args.seconds:.0f} s (`python3 Scripts/soak.py BINARY --seconds {args.seconds:.0f}`), "
+        f"Soak of {args.seconds:.0f} s (`python3 Scripts/soak.py BINARY --seconds {args.seconds:.0f}"
+        f"{' --sanitized ' + args.sanitized if args.sanitized else ''}`), "
         f"{time.strftime('%Y-%m-%dT%H:%MZ', time.gmtime())}, {os.cpu_count()} cores, binary `{args.binary}`:",
         "",
         "| figure | value |",
@@ -254,9 +503,26 @@ def main():
         f"| slowloris heads answered 408 | {counts.get('slowloris_408')} |",
         f"| mid-body hang-ups | {counts.get('mid_body')} |",
         f"| mid-delay hang-ups | {counts.get('mid_delay')} |",
+        f"| proxied requests (TLS tunnel and absolute-form) / served | {counts.get('proxy_normal')} / {counts.get('proxy_normal_served')} |",
+        f"| TLS tunnels opened | {counts.get('proxy_tunnels')} |",
+        f"| hostile proxy clients: malformed (400) / unmapped (403) / garbage in a tunnel (400) | "
+        f"{counts.get('proxy_hostile_malformed')} / {counts.get('proxy_hostile_unmapped')} / {counts.get('proxy_hostile_garbage')} |",
+        f"| hostile proxy clients: truncated ClientHello / half a CONNECT line | "
+        f"{counts.get('proxy_hostile_truncated-hello')} / {counts.get('proxy_hostile_half-line')} |",
+        f"| silent tunnels / slowest close (s, head timeout {HEAD_TIMEOUT:.0f}) | {counts.get('proxy_hostile_silent')} / "
+        f"{'n/a' if slowest_close is None else f'{slowest_close:.2f}'} |",
+        f"| hostile proxy clients answered otherwise | {counts.get('proxy_hostile_unexpected')} |",
+        f"| connections open at the end | {open_connections} |",
         f"| RSS peak / middle third / last third (MB) | {peak / 1024:.1f} / {middle / 1024:.1f} / {last / 1024:.1f} |",
+        f"| sanitizer reports on stderr | {len(sanitizer_lines)} |",
         "",
-    ] + [f"- {'PASS' if ok else 'FAIL'}: {name}" for name, ok in checks.items()] + [""]
+    ] + [f"- {'PASS' if ok else 'FAIL'}: {name}" for name, ok in checks.items()]
+    if args.sanitized:
+        lines += [f"- not judged ({args.sanitized} sanitizer: its shadow memory and quarantine dominate RSS): {name}"
+                  for name in rss_checks]
+    lines += [""]
+    if sanitizer_lines:
+        lines += ["Sanitizer reports (first lines):", "", "```"] + sanitizer_lines[:10] + ["```", ""]
     text = "\n".join(lines)
     print(text)
     if stderr.strip():

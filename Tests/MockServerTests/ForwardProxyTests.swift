@@ -151,6 +151,35 @@ import FoundationNetworking
         #expect(refused.map(\.status) == [403, 403])
     }
 
+    /// An absolute-form target's scheme and host are case-insensitive (RFC 3986 3.1, 3.2.2):
+    /// in upper case they get the page for the target's path, as in lower case.
+    @Test func anAbsoluteFormTargetInUpperCaseGetsItsPath() async throws {
+        let server = try await Self.start()
+        defer { Task { await server.stop() } }
+        let response = try await Self.raw(server, "GET HTTP://OpenMarket.Yagom-Academy.KR\(Self.page) HTTP/1.1\r\n"
+                                                  + "Host: openmarket.yagom-academy.kr\r\nConnection: close\r\n\r\n")
+        #expect(response?.status == 200)
+        let entry = server.engine.journal.entries().first
+        #expect(entry?.request.path == "/api/products")
+        #expect(entry?.answeredBy == "openmarket.page")
+        #expect(MockRequest(method: "GET", uri: "hTTpS://h.example?q=1").path == "/")
+    }
+
+    /// A fragment is no part of a request target's path or query (RFC 3986 3.5), wherever
+    /// it stands: the proxy and the engine read the same path from the target.
+    @Test func aFragmentInAnAbsoluteFormTargetIsNoPartOfItsPath() async throws {
+        let server = try await Self.start()
+        defer { Task { await server.stop() } }
+        let response = try await Self.raw(server, "GET http://openmarket.yagom-academy.kr/healthChecker#top?page_no=9 HTTP/1.1\r\n"
+                                                  + "Host: openmarket.yagom-academy.kr\r\nConnection: close\r\n\r\n")
+        #expect(response?.status == 200)
+        let entry = server.engine.journal.entries().first
+        #expect(entry?.request.path == "/healthChecker")
+        #expect(entry?.request.query.isEmpty == true)
+        let request = MockRequest(method: "GET", uri: "/menu#section?category=soups")
+        #expect(request.path == "/menu" && request.query.isEmpty)
+    }
+
     @Test(.requires(.curl)) func passThroughTunnelsAndForwardsToALocalUpstream() async throws {
         await TestGate.shared.acquire(exclusive: false)
         defer { Task { await TestGate.shared.release(exclusive: false) } }

@@ -41,7 +41,7 @@ import Testing
     @Test func theSplitAgreesWithTheStringReference() async {
         let disagreements = await onOwnThread { () -> [String] in
             let pieces = ["/", "?", "&", "=", "#", "%", "+", "%2", "%41", "%E2%82%AC", "%C3", "%zz", "a", "B", "9",
-                          "é", "€", "ü", "http://", "https://", "h:", "host:8080", "://", "api", "products", ""]
+                          "é", "€", "ü", "http://", "https://", "HTTPS://", "h:", "host:8080", "://", "api", "products", ""]
             var state: UInt64 = 0x9E37_79B9_7F4A_7C15
             func next(_ bound: Int) -> Int {
                 state &+= 0x9E37_79B9_7F4A_7C15
@@ -127,16 +127,19 @@ import Testing
 /// The request-target split as it was before it moved to byte offsets (#24): String and
 /// Substring calls throughout, slower but plainly right.
 private enum ReferenceSplit {
-    static func split(uri: String) -> (String, [(name: String, value: String)]) {
-        if uri.hasPrefix("/") && !uri.contains("?") { return (uri, []) }
-        var rawPath = Substring(uri)
+    static func split(uri target: String) -> (String, [(name: String, value: String)]) {
+        // A fragment is no part of the path or the query.
+        let uri = target.firstIndex(of: "#").map { target[..<$0] } ?? Substring(target)
+        if uri.hasPrefix("/") && !uri.contains("?") { return (String(uri), []) }
+        var rawPath = uri
         var rawQuery: Substring = ""
         if let mark = uri.firstIndex(of: "?") {
             rawPath = uri[..<mark]
             rawQuery = uri[uri.index(after: mark)...]
         }
         if let hash = rawQuery.firstIndex(of: "#") { rawQuery = rawQuery[..<hash] }
-        if rawPath.hasPrefix("http://") || rawPath.hasPrefix("https://"), let afterScheme = rawPath.range(of: "://")?.upperBound {
+        let scheme = rawPath.prefix(8).lowercased()
+        if scheme.hasPrefix("http://") || scheme.hasPrefix("https://"), let afterScheme = rawPath.range(of: "://")?.upperBound {
             let rest = rawPath[afterScheme...]
             rawPath = rest.firstIndex(of: "/").map { rest[$0...] } ?? "/"
         }

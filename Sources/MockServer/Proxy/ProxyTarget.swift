@@ -1,26 +1,29 @@
 /// Where a proxy request goes: the authority of a `CONNECT` request target or of an
 /// absolute-form one. Parsing checks every byte: a target that is not a host name, an IPv4
 /// address or a bracketed IPv6 address with a port in 1...65535 is refused with a reason.
-struct ProxyTarget: Equatable, Sendable {
+/// A target that parses is the same target when its `authority` is parsed again.
+///
+/// The proxy fuzzer (the `Fuzz` package) reaches it through the `Fuzzing` SPI.
+@_spi(Fuzzing) public struct ProxyTarget: Equatable, Sendable {
     /// Lower case; an IPv6 address without its brackets.
-    let host: String
-    let port: Int
+    public let host: String
+    public let port: Int
 
     /// `host:port` as it goes in a request line or a `Host` field.
-    var authority: String {
+    public var authority: String {
         host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
     /// A `CONNECT` request target: authority-form, `host:port`, the port required
     /// (RFC 9110 9.3.6).
-    static func connect(_ target: String) -> Result<ProxyTarget, ProxyTargetProblem> {
+    public static func connect(_ target: String) -> Result<ProxyTarget, ProxyTargetProblem> {
         parseAuthority(Substring(target), defaultPort: nil)
     }
 
     /// An absolute-form request target (`http://host[:port]/path?query`): its authority,
     /// the port defaulting to the scheme's. Nil when `target` is not absolute-form (an
     /// origin-form path is the server's own request, not a proxy one).
-    static func absolute(_ target: String) -> (target: Result<ProxyTarget, ProxyTargetProblem>, scheme: String, originForm: String)? {
+    public static func absolute(_ target: String) -> (target: Result<ProxyTarget, ProxyTargetProblem>, scheme: String, originForm: String)? {
         let lower = target.prefix(8).lowercased()
         let scheme: String
         if lower.hasPrefix("http://") { scheme = "http" } else if lower.hasPrefix("https://") { scheme = "https" } else { return nil }
@@ -96,7 +99,7 @@ struct ProxyTarget: Equatable, Sendable {
 }
 
 /// Why a proxy request target cannot be used, in words for the client's 400.
-struct ProxyTargetProblem: Error, Equatable, Sendable {
-    let reason: String
+@_spi(Fuzzing) public struct ProxyTargetProblem: Error, Equatable, Sendable {
+    public let reason: String
     init(_ reason: String) { self.reason = reason }
 }

@@ -76,7 +76,17 @@ final class DelayQueue {
 
 /// One `DelayQueue` per event loop of a server.
 final class DelayQueues: Sendable {
-    private let queues = Locked([ObjectIdentifier: NIOLoopBound<DelayQueue>]())
+    private let queues: Locked<[ObjectIdentifier: NIOLoopBound<DelayQueue>]>
+
+    init() {
+        queues = Locked([:])
+    }
+
+    /// Queues whose one for `queue`'s loop is `queue` (an `EmbeddedEventLoop`'s, which
+    /// keeps that loop's clock); call on that loop.
+    init(_ queue: DelayQueue, on eventLoop: any EventLoop) {
+        queues = Locked([ObjectIdentifier(eventLoop): NIOLoopBound(queue, eventLoop: eventLoop)])
+    }
 
     /// The queue of `eventLoop`; call on that loop (once per connection).
     func queue(for eventLoop: any EventLoop) -> DelayQueue {

@@ -7,9 +7,9 @@ import Scenarios
 /// clock watches bytes (deadlines, head size); NIO's decoder parses requests;
 /// `HTTPRequestHandler` writes responses as bytes and keeps pipelined requests in order.
 ///
-/// `MockHTTPServer` installs it on every connection. The request fuzzer (the `Fuzz`
-/// package) installs the same on an `EmbeddedChannel` through this SPI, so it needs no
-/// `@testable import` (which Release and Archive builds refuse).
+/// `MockHTTPServer` installs it on every connection. The request and proxy fuzzers (the
+/// `Fuzz` package) install the same on an `EmbeddedChannel` through this SPI, so they need
+/// no `@testable import` (which Release and Archive builds refuse).
 @_spi(Fuzzing) public enum HTTP1Pipeline {
     /// NIO's parser limits for a connection with these limits.
     static func decoderLimits(_ limits: ConnectionLimits) -> NIOHTTPDecoderLimitConfiguration {
@@ -44,5 +44,21 @@ import Scenarios
         try add(to: channel, engine: engine, responder: AdminAPI(engine: engine), proxy: nil, limits: limits,
                 maxRequestBodySize: maxRequestBodySize, fallbackBaseURL: fallbackBaseURL, logger: logger,
                 delays: DelayQueue(eventLoop: channel.eventLoop, now: now), scheme: "http")
+    }
+
+    /// Installs a forward proxy port's handlers on `channel`, as `install` does a plain
+    /// port's: proxy requests to the hosts `engine` answers to are answered, tunnels
+    /// included. Pass-through is off (nothing connects out) and the proxy has no TLS (a
+    /// tunnel that starts a handshake is closed). `proxyToken`, when set, is required as
+    /// `Proxy-Authorization`. Call on the channel's event loop.
+    @_spi(Fuzzing) public static func installForwardProxy(on channel: any Channel, engine: MockEngine, limits: ConnectionLimits,
+                                                          maxRequestBodySize: Int, fallbackBaseURL: String, logger: Logger,
+                                                          now: @escaping () -> NIODeadline, proxyToken: String?) throws {
+        let delays = DelayQueues(DelayQueue(eventLoop: channel.eventLoop, now: now), on: channel.eventLoop)
+        let services = ListenerServices(engine: engine, responder: AdminAPI(engine: engine), recordingProxy: nil, limits: limits,
+                                        maxRequestBodySize: maxRequestBodySize, logger: logger, delays: delays)
+        let proxy = ProxyContext(settings: ForwardProxy(passThrough: false), mappedHosts: ForwardProxy.mappedHosts(of: engine),
+                                 token: proxyToken, services: services, secure: nil)
+        try services.addHTTP1(channel, scheme: "http", fallbackBaseURL: fallbackBaseURL, forwardProxy: proxy)
     }
 }

@@ -66,11 +66,13 @@ public struct MockRequest: Sendable {
         // the view costs many times more, and every request target is split here.
         let split: (String, [(name: String, value: String)])? = target.withUTF8 { bytes in
             // Most targets are a path alone ("/menu"): one scan says so, and the target
-            // itself is the path (below, as `withUTF8` left it: native).
-            guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else {
+            // itself is the path (below, as `withUTF8` left it: native). A fragment ("#",
+            // which a client should not send) is no part of the path or the query.
+            guard let mark = bytes.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else {
                 guard bytes.first != UInt8(ascii: "/") else { return nil }
                 return (path(bytes[...]), [])
             }
+            guard bytes[mark] == UInt8(ascii: "?") else { return (path(bytes[..<mark]), []) }
             var query: [(name: String, value: String)] = []
             var end = bytes.endIndex
             if let hash = bytes[(mark + 1)...].firstIndex(of: UInt8(ascii: "#")) { end = hash }
@@ -95,10 +97,12 @@ public struct MockRequest: Sendable {
     }
 
     /// The path of a request target's part before "?": an absolute-form target
-    /// ("http://host/path") keeps only its path, and an empty one is "/".
+    /// ("http://host/path", the scheme in any case) keeps only its path, and an empty one
+    /// is "/".
     private static func path(_ raw: Slice<UnsafeBufferPointer<UInt8>>) -> String {
         var raw = raw
-        if raw.starts(with: "http://".utf8) || raw.starts(with: "https://".utf8) {
+        let scheme = raw.prefix(8).lazy.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        if scheme.starts(with: "http://".utf8) || scheme.starts(with: "https://".utf8) {
             let rest = raw[(raw.firstIndex(of: UInt8(ascii: ":"))! + 3)...]
             guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) else { return "/" }
             raw = rest[slash...]
