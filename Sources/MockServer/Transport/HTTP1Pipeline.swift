@@ -58,7 +58,7 @@ import Scenarios
         let services = ListenerServices(engine: engine, responder: AdminAPI(engine: engine), recordingProxy: nil, limits: limits,
                                         maxRequestBodySize: maxRequestBodySize, logger: logger, delays: delays)
         let proxy = ProxyContext(settings: ForwardProxy(passThrough: false), mappedHosts: ForwardProxy.mappedHosts(of: engine),
-                                 token: proxyToken, services: services, secure: nil)
+                                 token: proxyToken, services: services, secure: nil, exposed: false)
         try services.addHTTP1(channel, scheme: "http", fallbackBaseURL: fallbackBaseURL, forwardProxy: proxy)
     }
 }
