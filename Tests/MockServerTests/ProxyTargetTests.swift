@@ -12,7 +12,7 @@ import Scenarios
         ("[::1]:443", "::1", 443),
         ("[FE80::A:b]:00443", "fe80::a:b", 443),
         ("[::ffff:127.0.0.1]:1", "::ffff:127.0.0.1", 1),
-        ("internal_name.:65535", "internal_name.", 65535),
+        ("internal_name.:65535", "internal_name", 65535),   // a trailing dot names the same host
     ]
 
     @Test(arguments: parsed)
