@@ -33,6 +33,9 @@ public struct ResponsePlan: Sendable {
     /// An endless body: events from this hub are written as they come, until the client
     /// goes away (server-sent events).
     public var stream: EventHub?
+    /// A scripted stream (``eventStream``, ``webSocket``, ``streamFault``) behind one
+    /// reference: a plan without one carries a nil pointer, as today's plans do.
+    var streaming: SharedStreaming?
 
     @inline(__always)
     public init(status: Int, headers: HeaderFields = [:], body: Data = Data(), answeredBy: String?) {

@@ -89,6 +89,10 @@ public enum BodyPattern: Sendable, Hashable, CustomStringConvertible {
     case jsonHasKey(String)
     /// The body, read as UTF-8, contains this text.
     case contains(String)
+    /// The body parses as JSON with a value at this location (a JSONPath or a JSON
+    /// Pointer) that `matcher` accepts (a string as it is, other values as JSON), or any
+    /// value there when `matcher` is nil: WireMock's `matchesJsonPath`.
+    case jsonValue(at: JSONLocation, StringMatcher?)
 
     public func matches(_ body: Data) -> Bool {
         switch self {
@@ -98,6 +102,9 @@ public enum BodyPattern: Sendable, Hashable, CustomStringConvertible {
             return JSONValue(parsing: body)?.contains(expected) ?? false
         case .jsonEqualTo(let expected):
             return JSONValue(parsing: body)?.contains(expected, ignoreExtraKeys: false) ?? false
+        case .jsonValue(let location, let matcher):
+            guard let document = JSONValue(parsing: body), let value = location.value(in: document) else { return false }
+            return matcher?.matches(JSONLocation.text(of: value)) ?? true
         case .jsonHasKey(let keyPath):
             guard var value = JSONValue(parsing: body) else { return false }
             for key in keyPath.split(separator: ".") {
@@ -114,6 +121,8 @@ public enum BodyPattern: Sendable, Hashable, CustomStringConvertible {
         case .jsonEqualTo(let v): return "equals JSON \(v)"
         case .jsonHasKey(let k): return "has JSON key \(k)"
         case .contains(let s): return "contains \"\(s)\""
+        case .jsonValue(let location, let matcher?): return "JSON at \(location) \(matcher.description)"
+        case .jsonValue(let location, nil): return "has JSON at \(location)"
         }
     }
 }

@@ -1,13 +1,19 @@
 import Foundation
 
-/// One way to answer a request under a scenario: the simulator's answer or a stub,
-/// optionally changed, delayed, throttled, or replaced by a transport fault.
+/// One way to answer a request under a scenario: the simulator's answer, a stub, an event
+/// stream or a WebSocket, optionally changed, delayed, throttled, or replaced by a
+/// transport fault, and a stream broken by a stream fault.
 public struct Outcome: Sendable, Hashable {
     public enum Source: Sendable, Hashable {
         /// The API simulator answers (fixtures and state), as with no scenario.
         case simulator
         /// A fixed response.
         case stub(status: Int, headers: [String: String], body: StubBody)
+        /// Server-sent events (`text/event-stream`), each written when it is due.
+        case eventStream(status: Int, headers: [String: String], EventStream)
+        /// A WebSocket: an upgrade request is accepted (101, with these header fields too)
+        /// and the script plays; any other request is answered `426 Upgrade Required`.
+        case webSocket(headers: [String: String], WebSocketScript)
     }
 
     public var source: Source
@@ -19,15 +25,18 @@ public struct Outcome: Sendable, Hashable {
     /// `If-None-Match`/`If-Modified-Since` match the stub's `ETag`/`Last-Modified`
     /// (as a real server does for an image; recordings set it).
     public var conditional = false
+    /// What breaks an event stream or a WebSocket once it started.
+    public var streamFault: StreamFault?
 
     public init(_ source: Source = .simulator, transform: BodyTransform? = nil, latency: Latency? = nil,
-                throttle: Throttle? = nil, fault: Fault? = nil, conditional: Bool = false) {
+                throttle: Throttle? = nil, fault: Fault? = nil, conditional: Bool = false, streamFault: StreamFault? = nil) {
         self.source = source
         self.conditional = conditional
         self.transform = transform
         self.latency = latency
         self.throttle = throttle
         self.fault = fault
+        self.streamFault = streamFault
     }
 
     /// The simulator's answer.
@@ -39,6 +48,23 @@ public struct Outcome: Sendable, Hashable {
     }
 
     public static func fault(_ fault: Fault) -> Outcome { Outcome(fault: fault) }
+
+    /// An event stream, `200` with `Content-Type: text/event-stream` unless `headers` say otherwise.
+    public static func eventStream(_ stream: EventStream, status: Int = 200, headers: [String: String] = [:]) -> Outcome {
+        Outcome(.eventStream(status: status, headers: headers, stream))
+    }
+
+    /// A WebSocket playing `script`.
+    public static func webSocket(_ script: WebSocketScript, headers: [String: String] = [:]) -> Outcome {
+        Outcome(.webSocket(headers: headers, script))
+    }
+
+    /// The outcome with its stream broken by `fault`.
+    public func streamFaulted(_ fault: StreamFault) -> Outcome {
+        var copy = self
+        copy.streamFault = fault
+        return copy
+    }
 
     public func delayed(_ latency: Latency) -> Outcome {
         var copy = self

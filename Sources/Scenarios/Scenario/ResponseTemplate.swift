@@ -16,6 +16,7 @@ import Foundation
 /// | `{{randomValue type='UUID'}}`, `{{randomValue length=8 type='NUMERIC'}}` | from the engine's seeded generator (`ALPHANUMERIC`, `ALPHABETIC`, `NUMERIC`, `HEXADECIMAL`) |
 /// | `{{randomInt lower=1 upper=100}}` | likewise, both bounds included |
 /// | `{{now}}`, `{{now format='yyyy-MM-dd' offset='1 days'}}` | the request's time on the engine's clock (ISO 8601 in UTC; `format='epoch'` milliseconds, `'unix'` seconds) |
+/// | `{{message}}`, `{{jsonPath message '$.a'}}` | in a WebSocket's reply, the client message it answers: as text; that value of it as JSON |
 ///
 /// `\{{` writes `{{` itself (a body that holds that text, such as a template language's).
 /// A missing value is empty. In a JSON body every value is escaped as the inside of a JSON
@@ -35,6 +36,9 @@ public struct ResponseTemplate: Sendable, Hashable {
         case query(String)
         case header(String)
         case jsonPath([JSONPathStep])
+        /// The WebSocket message a reply answers, and a value of it as JSON.
+        case message
+        case messageJSONPath([JSONPathStep])
         case randomUUID
         case randomString(length: Int, alphabet: String)
         case randomInt(lower: Int, upper: Int)
@@ -81,6 +85,17 @@ public struct ResponseTemplate: Sendable, Hashable {
     /// Whether any hole is written at all.
     public var hasHoles: Bool { parts.contains { if case .hole = $0 { return true } else { return false } } }
 
+    /// Whether a hole reads the WebSocket message a reply answers (`{{message}}`,
+    /// `{{jsonPath message '…'}}`), which only a reply has.
+    public var readsMessage: Bool {
+        parts.contains { part in
+            switch part {
+            case .hole(.message), .hole(.messageJSONPath): return true
+            default: return false
+            }
+        }
+    }
+
     /// What the holes are filled from.
     public struct Context {
         let request: MockRequest
@@ -88,11 +103,14 @@ public struct ResponseTemplate: Sendable, Hashable {
         let pathParameters: [String: String]
         /// Draws for the random holes.
         public internal(set) var generator: SeededRandom
+        /// The WebSocket message a reply answers (nil elsewhere: its holes are empty).
+        let message: Data?
 
-        public init(request: MockRequest, pathParameters: [String: String] = [:], generator: SeededRandom) {
+        public init(request: MockRequest, pathParameters: [String: String] = [:], generator: SeededRandom, message: Data? = nil) {
             self.request = request
             self.pathParameters = pathParameters
             self.generator = generator
+            self.message = message
         }
     }
 
@@ -133,20 +151,11 @@ public struct ResponseTemplate: Sendable, Hashable {
         case .query(let name): return request.queryValue(name) ?? ""
         case .header(let name): return request.headers[name] ?? ""
         case .jsonPath(let steps):
-            var value = JSONValue(parsing: request.body)
-            for step in steps {
-                switch step {
-                case .key(let key): value = value?[key]
-                case .index(let index):
-                    let array = value?.arrayValue ?? []
-                    value = array.indices.contains(index) ? array[index] : nil
-                }
-            }
-            switch value {
-            case .none, .null?: return ""
-            case .string(let text)?: return text
-            case let other?: return String(decoding: JSONCoding.encode(other), as: UTF8.self)
-            }
+            return Self.text(at: steps, in: request.body)
+        case .message:
+            return context.message.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        case .messageJSONPath(let steps):
+            return context.message.map { Self.text(at: steps, in: $0) } ?? ""
         case .randomUUID:
             var bytes = (0..<16).map { _ in UInt8(truncatingIfNeeded: context.generator.next()) }
             bytes[6] = (bytes[6] & 0x0F) | 0x40
@@ -179,6 +188,25 @@ public struct ResponseTemplate: Sendable, Hashable {
         }
     }
 
+    /// The value at `steps` of `body` read as JSON: a string as it is, anything else as
+    /// JSON; empty when there is none (or it is `null`).
+    static func text(at steps: [JSONPathStep], in body: Data) -> String {
+        var value = JSONValue(parsing: body)
+        for step in steps {
+            switch step {
+            case .key(let key): value = value?[key]
+            case .index(let index):
+                let array = value?.arrayValue ?? []
+                value = array.indices.contains(index) ? array[index] : nil
+            }
+        }
+        switch value {
+        case .none, .null?: return ""
+        case .string(let text)?: return text
+        case let other?: return String(decoding: JSONCoding.encode(other), as: UTF8.self)
+        }
+    }
+
     private static func iso8601(_ date: Date) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -205,7 +233,7 @@ public struct ResponseTemplate: Sendable, Hashable {
 
     /// The holes the table names, for messages.
     static let known = "baseURL, request.method, request.url, request.path, request.path.NAME, request.path.[N], request.query.NAME, "
-        + "request.headers.NAME, request.body, jsonPath request.body '$.a.b', randomValue type='UUID', "
+        + "request.headers.NAME, request.body, jsonPath request.body '$.a.b', message, jsonPath message '$.a.b', randomValue type='UUID', "
         + "randomValue length=N type='ALPHANUMERIC|ALPHABETIC|NUMERIC|HEXADECIMAL', randomInt lower=A upper=B, now format='…' offset='N days'"
 
     private static func hole(_ text: String) throws(TemplateError) -> Hole {
@@ -218,6 +246,7 @@ public struct ResponseTemplate: Sendable, Hashable {
         case "request.url": return .url
         case "request.path": return .path
         case "request.body": return .body
+        case "message": return .message
         default: break
         }
         for (prefix, make) in [("request.path.", Hole.pathParameter), ("request.query.", Hole.query), ("request.headers.", Hole.header)] {
@@ -236,10 +265,11 @@ public struct ResponseTemplate: Sendable, Hashable {
         let options = Self.options(words.dropFirst())
         switch head {
         case "jsonPath":
-            guard words.count == 3, words[1] == "request.body", let path = words[2].quoted, let steps = jsonPathSteps(path) else {
-                throw unknown("jsonPath takes request.body and a path in quotes: {{jsonPath request.body '$.a.b[0]'}}")
+            guard words.count == 3, words[1] == "request.body" || words[1] == "message", let path = words[2].quoted,
+                  let steps = jsonPathSteps(path) else {
+                throw unknown("jsonPath takes request.body (or a WebSocket reply's message) and a path in quotes: {{jsonPath request.body '$.a.b[0]'}}")
             }
-            return .jsonPath(steps)
+            return words[1] == "message" ? .messageJSONPath(steps) : .jsonPath(steps)
         case "randomValue":
             guard options.count == words.count - 1 else { throw unknown("randomValue takes length=N and type='…'") }
             let type = (options["type"] ?? "ALPHANUMERIC").uppercased()

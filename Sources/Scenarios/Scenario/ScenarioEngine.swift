@@ -293,6 +293,7 @@ public final class ScenarioEngine: Responder {
         }
         plan.scenarioStep = "\(scenario.scenario.name)/\(decision.decision.ruleName)#\(decision.decision.step)"
         plan.fault = outcome.fault
+        if let streamFault = outcome.streamFault, plan.isStream { plan.streamFault = streamFault.scaled(by: timeScale) }
         plan.delay = decided.delay * timeScale
         if let throttle = outcome.throttle ?? scenario.scenario.defaults.throttle { pace(&plan, throttle) }
     }
@@ -325,16 +326,34 @@ public final class ScenarioEngine: Responder {
         switch outcome.source {
         case .simulator:
             return inner.respond(to: request)
+        case .eventStream(let status, let headers, let stream):
+            var fields = HeaderFields(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+            var rendered = stream
+            if stream.isTemplated {
+                var context = templateContext(request, decided: decided)
+                fields = Self.render(fields, &context)
+                rendered = stream.rendered(&context)
+            }
+            for field in EventStream.defaultHeaders where !fields.contains(field.name) { fields.add(field.name, field.value) }
+            var plan = ResponsePlan(status: status, headers: fields, answeredBy: "scenario-stub")
+            plan.eventStream = rendered.scaled(by: timeScale)
+            return plan
+        case .webSocket(let headers, let script):
+            guard WebSocketHandshake.isUpgrade(request) else { return WebSocketHandshake.refusal(request).answered(by: "scenario-stub") }
+            var fields = HeaderFields(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+            var context = templateContext(request, decided: decided)
+            if script.isTemplated { fields = Self.render(fields, &context) }
+            if let subprotocol = script.subprotocol, WebSocketHandshake.offeredSubprotocols(request).contains(subprotocol) {
+                fields.set("Sec-WebSocket-Protocol", subprotocol)
+            }
+            var plan = ResponsePlan(status: 101, headers: fields, answeredBy: "scenario-stub")
+            plan.setWebSocket(script.scaled(by: timeScale), pathParameters: context.pathParameters, generator: context.generator)
+            return plan
         case .stub(let status, let headers, var body):
             var fields = HeaderFields(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
             if case .template(let template, let json) = body {
-                let rule = decided.flatMap { decided in decided.decision.map { decided.shared.scenario.rules[$0.ruleIndex] } }
-                var context = ResponseTemplate.Context(request: request, pathParameters: rule?.request.path?.match(request.path) ?? [:],
-                                                       generator: templateRandom.withLock { $0.split() })
-                fields = HeaderFields(fields.map { field in
-                    guard let header = try? ResponseTemplate(field.value) else { return (field.name, field.value) }
-                    return (field.name, header.render(&context, escaping: .header))
-                })
+                var context = templateContext(request, decided: decided)
+                fields = Self.render(fields, &context)
                 body = .text(template.render(&context, escaping: json ? .json : .none))
                 if json, !fields.contains("Content-Type") { fields.add("Content-Type", "application/json; charset=utf-8") }
             }
@@ -346,6 +365,22 @@ public final class ScenarioEngine: Responder {
             }
             return ResponsePlan(status: status, headers: fields, body: body.data, answeredBy: "scenario-stub")
         }
+    }
+
+    /// What a templated stub of `decided`'s rule fills its holes from: the request, the
+    /// rule's path parameters, and a generator split from the engine's.
+    private func templateContext(_ request: MockRequest, decided: Decided?) -> ResponseTemplate.Context {
+        let rule = decided.flatMap { decided in decided.decision.map { decided.shared.scenario.rules[$0.ruleIndex] } }
+        return ResponseTemplate.Context(request: request, pathParameters: rule?.request.path?.match(request.path) ?? [:],
+                                        generator: templateRandom.withLock { $0.split() })
+    }
+
+    /// Header fields whose values are templates, filled from `context`.
+    private static func render(_ fields: HeaderFields, _ context: inout ResponseTemplate.Context) -> HeaderFields {
+        HeaderFields(fields.map { field in
+            guard let header = try? ResponseTemplate(field.value) else { return (field.name, field.value) }
+            return (field.name, header.render(&context, escaping: .header))
+        })
     }
 
     /// The session called `name`, added if new (which may drop the oldest session).

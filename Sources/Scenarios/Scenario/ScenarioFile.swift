@@ -143,12 +143,12 @@ struct ScenarioParser {
         let query = matchers(members["query"], "\(path).query")
         let headers = matchers(members["headers"], "\(path).headers")
         var body: BodyPattern?
-        if let bodyMembers = reader.object(members["body"], "\(path).body", keys: ["json", "jsonEqualTo", "jsonHasKey", "contains"]) {
-            if bodyMembers.count != 1 { reader.problem("\(path).body", "give exactly one of json, jsonEqualTo, jsonHasKey, contains") }
-            if let value = bodyMembers["json"] { body = .json(value) }
-            if let value = bodyMembers["jsonEqualTo"] { body = .jsonEqualTo(value) }
-            if let key = reader.string(bodyMembers["jsonHasKey"], "\(path).body.jsonHasKey") { body = .jsonHasKey(key) }
-            if let text = reader.string(bodyMembers["contains"], "\(path).body.contains") { body = .contains(text) }
+        let bodyKeys = Self.bodyPatternKeys + ["contains"]
+        if let bodyMembers = reader.object(members["body"], "\(path).body", keys: Set(bodyKeys)) {
+            if bodyMembers.count != 1 { reader.problem("\(path).body", "give exactly one of \(bodyKeys.joined(separator: ", "))") }
+            for key in bodyKeys {
+                if let value = bodyMembers[key], let pattern = bodyPattern(key, value, "\(path).body.\(key)") { body = pattern }
+            }
         }
         return RequestPattern(method: method, path: pathTemplate, query: query, headers: headers, body: body)
     }

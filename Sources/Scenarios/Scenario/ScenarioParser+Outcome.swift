@@ -2,14 +2,17 @@ import Foundation
 
 extension ScenarioParser {
     static let outcomeKeys: Set<String> = ["simulator", "status", "headers", "json", "text", "base64", "bodyFile", "templated", "conditional",
-                                           "transform", "latency", "throttle", "fault"]
+                                           "transform", "latency", "throttle", "fault", "eventStream", "webSocket", "streamFault"]
 
     func outcome(_ json: JSONValue, _ path: String) -> Outcome? {
         guard let members = reader.object(json, path, keys: Self.outcomeKeys) else { return nil }
         let before = reader.problems.count
         var result = Outcome()
         let bodies = ["json", "text", "base64", "bodyFile"].filter { members[$0] != nil }
-        if members["simulator"] != nil {
+        let streams = ["eventStream", "webSocket"].filter { members[$0] != nil }
+        if !streams.isEmpty {
+            result.source = streamSource(members, streams: streams, bodies: bodies, path) ?? .simulator
+        } else if members["simulator"] != nil {
             if members["simulator"] != .bool(true) { reader.problem("\(path).simulator", "must be true") }
             for key in ["status", "headers", "templated", "conditional"] + bodies where members[key] != nil {
                 reader.problem("\(path).\(key)", "cannot be combined with \"simulator\": the simulator gives status, headers and body")
@@ -22,21 +25,7 @@ extension ScenarioParser {
             if let encoded = reader.string(members["base64"], "\(path).base64") {
                 if let data = Data(base64Encoded: encoded) { body = .bytes(data) } else { reader.problem("\(path).base64", "not valid base64") }
             }
-            var headers: [String: String] = [:]
-            if let given = members["headers"] {
-                if case .object(let fields) = given {
-                    for (name, value) in fields {
-                        guard let text = reader.string(value, "\(path).headers.\(name)") else { continue }
-                        if let problem = HeaderFields.problem(name: name, value: text) {
-                            reader.problem("\(path).headers.\(name)", problem)
-                        } else {
-                            headers[name] = text
-                        }
-                    }
-                } else {
-                    reader.problem("\(path).headers", "expected an object of header → value, found \(given.typeName)")
-                }
-            }
+            var headers = self.headers(members["headers"], "\(path).headers")
             if let name = reader.string(members["bodyFile"], "\(path).bodyFile"), let data = bodyFile(name, "\(path).bodyFile") {
                 body = .bytes(data)
                 if !headers.keys.contains(where: { $0.caseInsensitiveCompare("Content-Type") == .orderedSame }) {
@@ -49,13 +38,36 @@ extension ScenarioParser {
             result.conditional = flag(members["conditional"], "\(path).conditional")
             result.source = .stub(status: status, headers: headers, body: body)
         } else if members["status"] == nil && members["fault"] == nil {
-            reader.problem(path, "needs \"simulator\": true, a \"status\", or a \"fault\"")
+            reader.problem(path, "needs \"simulator\": true, a \"status\", an \"eventStream\", a \"webSocket\", or a \"fault\"")
         }
         if let transform = members["transform"] { result.transform = self.transform(transform, "\(path).transform") }
         result.latency = latency(members["latency"], "\(path).latency")
         result.throttle = throttle(members["throttle"], "\(path).throttle")
         result.fault = reader.choice(members["fault"], "\(path).fault", Dictionary(uniqueKeysWithValues: Fault.allCases.map { ($0.rawValue, $0) }))
+        // (A stream with problems of its own has no source to check the fault against.)
+        if let fault = members["streamFault"], streams.isEmpty || result.source != .simulator {
+            result.streamFault = streamFault(fault, "\(path).streamFault", for: result.source)
+        }
         return reader.problems.count == before ? result : nil
+    }
+
+    /// A stub's header fields: an object of name → value, each one a head can carry.
+    func headers(_ json: JSONValue?, _ path: String) -> [String: String] {
+        guard let json else { return [:] }
+        guard case .object(let fields) = json else {
+            reader.problem(path, "expected an object of header → value, found \(json.typeName)")
+            return [:]
+        }
+        var headers: [String: String] = [:]
+        for (name, value) in fields {
+            guard let text = reader.string(value, "\(path).\(name)") else { continue }
+            if let problem = HeaderFields.problem(name: name, value: text) {
+                reader.problem("\(path).\(name)", problem)
+            } else {
+                headers[name] = text
+            }
+        }
+        return headers
     }
 
     /// `body` as a template whose headers are templates too; nil, with the problem said at
@@ -63,11 +75,7 @@ extension ScenarioParser {
     func template(_ body: StubBody, headers: [String: String], _ path: String) -> StubBody? {
         var holes = false
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
-            do {
-                holes = try ResponseTemplate(value).hasHoles || holes
-            } catch {
-                reader.problem("\(path).headers.\(name)", error.description)
-            }
+            holes = template(value, readsMessage: false, "\(path).headers.\(name)").map(\.hasHoles) ?? false || holes
         }
         let key: String
         switch body {
@@ -80,21 +88,16 @@ extension ScenarioParser {
             reader.problem("\(path).\(key)", "a templated body is text")
             return nil
         }
-        do {
-            let template = try ResponseTemplate(text)
-            if !template.hasHoles && !holes {
-                reader.problem("\(path).templated", "neither the body nor a header has a {{…}} hole to fill in")
-            }
-            var json = false
-            if case .json = body { json = true }
-            if let type = headers.first(where: { $0.key.caseInsensitiveCompare("Content-Type") == .orderedSame })?.value {
-                json = type.lowercased().contains("json")
-            }
-            return .template(template, json: json)
-        } catch {
-            reader.problem("\(path).\(key)", error.description)
-            return nil
+        guard let template = template(text, readsMessage: false, "\(path).\(key)") else { return nil }
+        if !template.hasHoles && !holes {
+            reader.problem("\(path).templated", "neither the body nor a header has a {{…}} hole to fill in")
         }
+        var json = false
+        if case .json = body { json = true }
+        if let type = headers.first(where: { $0.key.caseInsensitiveCompare("Content-Type") == .orderedSame })?.value {
+            json = type.lowercased().contains("json")
+        }
+        return .template(template, json: json)
     }
 
     func flag(_ json: JSONValue?, _ path: String) -> Bool {

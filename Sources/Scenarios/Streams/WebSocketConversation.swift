@@ -1,0 +1,422 @@
+import Foundation
+
+/// The server's side of one WebSocket, as a state machine: events in (the connection
+/// opened, a message or a control frame arrived, a timer fired, the peer closed), actions
+/// out (send a frame, schedule a timer, close, reset). It plays a ``WebSocketScript``
+/// with its ``StreamFault``, knows nothing of sockets or frames' bytes, and has no clock:
+/// each event comes with the time it happened, in seconds on the caller's clock, and a
+/// delay is a timer the caller fires by calling ``handle(_:at:)`` with `.timerFired`.
+///
+/// It keeps the protocol's rules (RFC 6455): a ping is answered with a pong of its
+/// payload; a peer's close is answered with a close echoing its code, then the server
+/// closes the connection; after the server sent a close it sends no more, and closes the
+/// connection when the peer's close comes or after ``closeHandshakeTimeout``.
+///
+/// Faults: the script's data frames (text and binary; not pings and pongs) are counted,
+/// and a counted fault strikes once `after` of them were sent (at the opening for 0):
+/// a stall holds every frame (pongs and closes too) until it ends, or for ever; a drop
+/// closes cleanly (close 1000) or resets; an early end closes the connection with no
+/// close frame; a close fault sends its close frame; `malformed` sends a malformed frame
+/// (``malformedFrame``) in place of the next data frame. A slow drip adds its interval to
+/// every message's delay (a push's messages too) and to closes'; a burst sends lists
+/// without their delays and a push that counts its times all at once.
+public struct WebSocketConversation: Sendable {
+    /// A timer the caller runs: it calls back with `.timerFired` when it is due.
+    public struct Timer: Sendable, Hashable {
+        public let id: Int
+    }
+
+    /// A frame to send.
+    public enum Frame: Sendable, Equatable {
+        case text(String)
+        case binary(Data)
+        case ping(Data)
+        case pong(Data)
+
+        /// Whether it is a data frame (counted for faults) rather than a control frame.
+        public var isData: Bool {
+            switch self {
+            case .text, .binary: return true
+            case .ping, .pong: return false
+            }
+        }
+    }
+
+    /// What happened, at the time given to ``handle(_:at:)``.
+    public enum Event: Sendable, Equatable {
+        /// The upgrade is done: the connection is open.
+        case opened
+        case text(String)
+        case binary(Data)
+        case ping(Data)
+        case pong(Data)
+        case timerFired(Timer)
+        /// The peer's close frame, with its code if it had one.
+        case peerClosed(code: UInt16?, reason: String)
+        /// The connection went away (closed or reset by the peer, or an I/O error).
+        case connectionLost
+    }
+
+    /// What the transport does, in order, at once.
+    public enum Action: Sendable, Equatable {
+        case send(Frame)
+        /// Call back with `.timerFired(timer)` at `at` seconds on the caller's clock.
+        case schedule(Timer, at: TimeInterval)
+        /// A close frame with this code and reason.
+        case close(code: UInt16, reason: String)
+        /// A close frame with an empty payload (no code).
+        case closeWithoutCode
+        /// The bytes of ``malformedFrame``, as they are.
+        case sendMalformedFrame
+        /// Nothing is sent from now until `until` (nil: never again), though the
+        /// connection stays open: for journals; the machine holds the frames itself.
+        case stall(until: TimeInterval?)
+        /// Close the connection (TCP FIN) with no more frames.
+        case closeConnection
+        /// Reset the connection (TCP RST).
+        case reset
+    }
+
+    public enum State: Sendable, Equatable {
+        /// Waiting for `.opened`.
+        case connecting
+        case open
+        /// The server sent its close frame and waits for the peer's.
+        case closing
+        case closed
+    }
+
+    /// A frame no client may accept: FIN set and the reserved opcode 0x3, with no payload
+    /// (RFC 6455 §5.2). A client fails the connection (code 1002).
+    public static let malformedFrame: [UInt8] = [0x83, 0x00]
+    /// How long the server waits for the peer's close after sending its own, seconds.
+    public static let closeHandshakeTimeout: TimeInterval = 5
+    /// The most timers and held frames at once; past it a flood of messages is answered
+    /// with a close (1013, try again later) rather than more memory.
+    public static let maxPending = 1024
+
+    public let script: WebSocketScript
+    public let fault: StreamFault?
+    public private(set) var state: State = .connecting
+    /// Data frames sent (text, binary, and a malformed frame in place of one).
+    public private(set) var sentDataFrames = 0
+    /// Frames a stall held past ``maxPending`` and dropped.
+    public private(set) var droppedFrames = 0
+
+    private let timeScale: Double
+    private let request: MockRequest
+    private let pathParameters: [String: String]
+    private var generator: SeededRandom
+    private var nextTimer = 0
+    private var pending: [Int: Work] = [:]
+    private var faultDone = false
+    private var malformNext = false
+    /// While stalled: when it ends (`.infinity`: never), and what waits for it.
+    private var stalledUntil: TimeInterval?
+    private var held: [Held] = []
+    /// The time of the event being handled.
+    private var now: TimeInterval = 0
+
+    /// What a timer does when it fires.
+    private enum Work: Sendable {
+        /// A list of messages from its first, whose delay is spent; then the close.
+        case messages(ArraySlice<WebSocketMessage>, close: WebSocketClose?, message: Data?)
+        /// Push series `index` fires; `remaining` times more after this one (nil: without end).
+        case push(index: Int, remaining: Int?)
+        case close(WebSocketClose)
+        case stallEnd
+        case closeTimeout
+    }
+
+    /// What a stall holds.
+    private enum Held: Sendable {
+        case frame(Frame)
+        case close(WebSocketClose)
+        case answerClose(code: UInt16?)
+    }
+
+    /// - Parameters:
+    ///   - script: the conversation, as a plan carries it.
+    ///   - fault: what breaks it, if anything.
+    ///   - timeScale: every delay (the script's and the fault's) is multiplied by it; 1
+    ///     for a plan's, which the engine scaled already.
+    ///   - request: the upgrade request, which templates read (`{{request.query.room}}`).
+    ///   - pathParameters: the rule's path parameters, for `{{request.path.NAME}}`.
+    ///   - generator: where templates draw random values.
+    public init(script: WebSocketScript, fault: StreamFault? = nil, timeScale: Double = 1, request: MockRequest,
+                pathParameters: [String: String] = [:], generator: SeededRandom = SeededRandom(seed: 0)) {
+        self.script = script
+        self.fault = fault
+        self.timeScale = timeScale
+        self.request = request
+        self.pathParameters = pathParameters
+        self.generator = generator
+    }
+
+    /// The conversation of `plan`'s WebSocket (nil when it has none), for its upgrade
+    /// `request`. A plan's times are scaled already.
+    public init?(plan: ResponsePlan, request: MockRequest) {
+        guard let script = plan.webSocket else { return nil }
+        self.init(script: script, fault: plan.streamFault, request: request,
+                  pathParameters: plan.streaming?.value.pathParameters ?? [:], generator: plan.streaming?.value.generator ?? SeededRandom(seed: 0))
+    }
+
+    /// Timers not yet fired.
+    public var pendingTimers: Int { pending.count }
+
+    /// What to do about `event`, which happened at `now`.
+    public mutating func handle(_ event: Event, at time: TimeInterval) -> [Action] {
+        now = time
+        var actions: [Action] = []
+        switch event {
+        case .opened:
+            guard state == .connecting else { return [] }
+            state = .open
+            if fault?.after == 0 { strike(&actions) }
+            guard state == .open else { return actions }
+            run(script.onConnect[...], close: nil, message: nil, &actions)
+            for (index, push) in script.pushes.enumerated() where push.times != 0 && !push.messages.isEmpty {
+                schedule(.push(index: index, remaining: push.times.map { $0 - 1 }), at: now + push.start * timeScale + interval(push), &actions)
+            }
+            if let close = script.close { schedule(.close(close), at: now + delay(close.delay), &actions) }
+        case .text(let text):
+            answer(.text, Data(text.utf8), &actions)
+        case .binary(let bytes):
+            answer(.binary, bytes, &actions)
+        case .ping(let payload):
+            guard state == .open else { return [] }
+            send(.pong(payload), &actions)
+        case .pong:
+            break
+        case .timerFired(let timer):
+            guard let work = pending.removeValue(forKey: timer.id) else { return [] }
+            fire(work, &actions)
+        case .peerClosed(let code, _):
+            switch state {
+            case .open:
+                if stalledUntil != nil {
+                    hold(.answerClose(code: code))
+                } else {
+                    answerClose(code, &actions)
+                }
+            case .closing:
+                finish(&actions, .closeConnection)
+            case .connecting, .closed:
+                break
+            }
+        case .connectionLost:
+            state = .closed
+            pending.removeAll()
+            held.removeAll()
+        }
+        return actions
+    }
+
+    // MARK: Playing the script
+
+    /// A push's interval (a slow drip reaches its messages through their delays).
+    private func interval(_ push: WebSocketPush) -> TimeInterval {
+        max(0, push.interval) * timeScale
+    }
+
+    /// A message's or close's delay, with the fault's.
+    private func delay(_ seconds: TimeInterval) -> TimeInterval {
+        if case .burst? = fault { return 0 }
+        var scaled = max(0, seconds) * timeScale
+        if case .slowDrip(let extra)? = fault { scaled += max(0, extra) * timeScale }
+        return scaled
+    }
+
+    /// A client message: the first reply whose pattern matches starts its list.
+    private mutating func answer(_ kind: MessagePattern.Kind, _ bytes: Data, _ actions: inout [Action]) {
+        guard state == .open, let reply = script.onMessage.first(where: { $0.match.matches(kind: kind, bytes) }) else { return }
+        run(reply.messages[...], close: reply.close, message: bytes, &actions)
+    }
+
+    /// Sends `messages` from the first, each after its delay, then `close`.
+    private mutating func run(_ messages: ArraySlice<WebSocketMessage>, close: WebSocketClose?, message: Data?,
+                              _ actions: inout [Action], firstDelaySpent: Bool = false) {
+        var rest = messages
+        var spent = firstDelaySpent
+        while let first = rest.first, state == .open {
+            let wait = spent ? 0 : delay(first.delay)
+            if wait > 0 {
+                schedule(.messages(rest, close: close, message: message), at: now + wait, &actions)
+                return
+            }
+            spent = false
+            send(render(first.payload, message: message), &actions)
+            rest = rest.dropFirst()
+        }
+        guard state == .open, let close else { return }
+        let wait = delay(close.delay)
+        if wait > 0 { schedule(.close(close), at: now + wait, &actions) } else { closeOrHold(close, &actions) }
+    }
+
+    private mutating func fire(_ work: Work, _ actions: inout [Action]) {
+        switch work {
+        case .messages(let rest, let close, let message):
+            run(rest, close: close, message: message, &actions, firstDelaySpent: true)
+        case .push(let index, let remaining):
+            guard state == .open else { return }
+            let push = script.pushes[index]
+            if case .burst? = fault, let remaining {
+                for _ in 0...remaining { run(push.messages[...], close: nil, message: nil, &actions) }
+                return
+            }
+            run(push.messages[...], close: nil, message: nil, &actions)
+            guard remaining.map({ $0 > 0 }) ?? true, state == .open, stalledUntil != .infinity else { return }
+            schedule(.push(index: index, remaining: remaining.map { $0 - 1 }), at: now + interval(push), &actions)
+        case .close(let close):
+            guard state == .open else { return }
+            closeOrHold(close, &actions)
+        case .stallEnd:
+            stalledUntil = nil
+            let waiting = held
+            held = []
+            for item in waiting where state == .open {
+                switch item {
+                case .frame(let frame): send(frame, &actions)
+                case .close(let close): closeOrHold(close, &actions)
+                case .answerClose(let code): answerClose(code, &actions)
+                }
+            }
+        case .closeTimeout:
+            guard state == .closing else { return }
+            finish(&actions, .closeConnection)
+        }
+    }
+
+    private mutating func render(_ payload: WebSocketMessage.Payload, message: Data?) -> Frame {
+        switch payload {
+        case .text(let text): return .text(text)
+        case .json(let value): return .text(String(decoding: JSONCoding.encode(value), as: UTF8.self))
+        case .binary(let bytes): return .binary(bytes)
+        case .ping(let bytes): return .ping(bytes)
+        case .pong(let bytes): return .pong(bytes)
+        case .template(let template, let json):
+            var context = ResponseTemplate.Context(request: request, pathParameters: pathParameters, generator: generator, message: message)
+            let text = template.render(&context, escaping: json ? .json : .none)
+            generator = context.generator
+            return .text(text)
+        }
+    }
+
+    // MARK: Sending, faults and closing
+
+    /// Sends `frame` now, unless a stall holds it or a fault strikes first.
+    private mutating func send(_ frame: Frame, _ actions: inout [Action]) {
+        guard state == .open else { return }
+        guard stalledUntil == nil else {
+            hold(.frame(frame))
+            return
+        }
+        guard frame.isData else {
+            actions.append(.send(frame))
+            return
+        }
+        if malformNext {
+            malformNext = false
+            actions.append(.sendMalformedFrame)
+        } else {
+            actions.append(.send(frame))
+        }
+        sentDataFrames += 1
+        if let after = fault?.after, sentDataFrames == after { strike(&actions) }
+    }
+
+    /// The counted fault, now.
+    private mutating func strike(_ actions: inout [Action]) {
+        guard let fault, !faultDone else { return }
+        faultDone = true
+        switch fault {
+        case .stall(_, let duration):
+            guard let duration else {
+                stalledUntil = .infinity
+                actions.append(.stall(until: nil))
+                pending.removeAll()
+                return
+            }
+            let until = now + max(0, duration) * timeScale
+            stalledUntil = until
+            actions.append(.stall(until: until))
+            schedule(.stallEnd, at: until, &actions)
+        case .drop(_, let clean):
+            if clean { sendClose(code: WebSocketCloseCode.normal, reason: "", &actions) } else { finish(&actions, .reset) }
+        case .endEarly:
+            finish(&actions, .closeConnection)
+        case .close(_, let code, let reason):
+            sendClose(code: code, reason: reason, &actions)
+        case .closeWithoutCode:
+            sendClose(code: nil, reason: "", &actions)
+        case .malformed:
+            malformNext = true
+        case .slowDrip, .burst:
+            break
+        }
+    }
+
+    private mutating func closeOrHold(_ close: WebSocketClose, _ actions: inout [Action]) {
+        guard stalledUntil == nil else {
+            hold(.close(close))
+            return
+        }
+        sendClose(code: close.code, reason: close.reason, &actions)
+    }
+
+    /// The server's close frame: then it waits for the peer's, at most ``closeHandshakeTimeout``.
+    private mutating func sendClose(code: UInt16?, reason: String, _ actions: inout [Action]) {
+        guard state == .open else { return }
+        actions.append(code.map { .close(code: $0, reason: reason) } ?? .closeWithoutCode)
+        state = .closing
+        pending.removeAll()
+        held.removeAll()
+        schedule(.closeTimeout, at: now + Self.closeHandshakeTimeout, &actions)
+    }
+
+    /// The answer to the peer's close: a close echoing its code (none if it gave none, 1000
+    /// for one that may not be sent back), then the connection closes.
+    private mutating func answerClose(_ code: UInt16?, _ actions: inout [Action]) {
+        guard state == .open else { return }
+        if let code {
+            actions.append(.close(code: WebSocketCloseCode.isSendable(Int(code)) ? code : WebSocketCloseCode.normal, reason: ""))
+        } else {
+            actions.append(.closeWithoutCode)
+        }
+        finish(&actions, .closeConnection)
+    }
+
+    private mutating func finish(_ actions: inout [Action], _ last: Action) {
+        actions.append(last)
+        state = .closed
+        pending.removeAll()
+        held.removeAll()
+    }
+
+    private mutating func hold(_ item: Held) {
+        guard stalledUntil != .infinity else { return }
+        guard held.count < Self.maxPending else {
+            droppedFrames += 1
+            return
+        }
+        held.append(item)
+    }
+
+    private mutating func schedule(_ work: Work, at time: TimeInterval, _ actions: inout [Action]) {
+        switch work {
+        case .messages, .push, .close:
+            // Stalled for ever: nothing scheduled would ever be sent.
+            guard stalledUntil != .infinity else { return }
+            guard pending.count < Self.maxPending else {
+                // A flood of messages waiting for answers: the server is overloaded.
+                sendClose(code: WebSocketCloseCode.tryAgainLater, reason: "too many messages waiting for an answer", &actions)
+                return
+            }
+        case .stallEnd, .closeTimeout:
+            break
+        }
+        nextTimer += 1
+        pending[nextTimer] = work
+        actions.append(.schedule(Timer(id: nextTimer), at: time))
+    }
+}
