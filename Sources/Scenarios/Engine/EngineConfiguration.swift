@@ -18,6 +18,8 @@ public struct EngineConfiguration: Sendable {
     /// Response bodies up to this size are kept in the journal too (0, the default: none).
     /// The contract harness keeps them to show what the server answered.
     public var journalResponseBodyLimit: Int
+    /// Records kept per stream in its journal entry's transcript; later ones are counted.
+    public var streamTranscriptCapacity: Int
     public var imageCacheControl: String
     public var seed: UInt64
     public var timeSource: any TimeSource
@@ -48,6 +50,7 @@ public struct EngineConfiguration: Sendable {
         journalBodyLimit: Int = 64 * 1024,
         journalByteBudget: Int = 64 * 1024 * 1024,
         journalResponseBodyLimit: Int = 0,
+        streamTranscriptCapacity: Int = StreamTranscript.defaultCapacity,
         imageCacheControl: String = "public, max-age=3600",
         seed: UInt64 = 0,
         timeSource: any TimeSource = SystemTimeSource(),
@@ -67,6 +70,7 @@ public struct EngineConfiguration: Sendable {
         self.journalBodyLimit = journalBodyLimit
         self.journalByteBudget = journalByteBudget
         self.journalResponseBodyLimit = journalResponseBodyLimit
+        self.streamTranscriptCapacity = streamTranscriptCapacity
         self.imageCacheControl = imageCacheControl
         self.seed = seed
         self.timeSource = timeSource

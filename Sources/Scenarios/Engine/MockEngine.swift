@@ -33,7 +33,8 @@ public final class MockEngine: Responder {
         scenarios = ScenarioEngine(inner: live, library: library, current: configuration.scenario,
                                    seed: configuration.seed, timeScale: configuration.timeScale)
         journal = Journal(capacity: configuration.journalCapacity, bodyLimit: configuration.journalBodyLimit,
-                          byteBudget: configuration.journalByteBudget, responseBodyLimit: configuration.journalResponseBodyLimit)
+                          byteBudget: configuration.journalByteBudget, responseBodyLimit: configuration.journalResponseBodyLimit,
+                          transcriptCapacity: configuration.streamTranscriptCapacity)
         startedAt = configuration.timeSource.now()
         network = NetworkConditions(server: configuration.network, seed: configuration.seed)
     }

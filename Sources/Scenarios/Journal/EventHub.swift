@@ -57,6 +57,7 @@ extension ServeEvent {
         if let session { object["session"] = .string(session) }
         if let network { object["network"] = .string(network) }
         if let duration { object["durationMs"] = .number((duration * 10_000).rounded() / 10) }
+        if let transcript { object["stream"] = transcript.summaryJSON }
         let violations = violations   // worked out from the request each time it is read
         if !violations.isEmpty { object["violations"] = .array(violations.map(\.json)) }
         return .object(object)
@@ -68,6 +69,7 @@ extension ServeEvent {
         object["requestHeaders"] = .array(request.headers.map { [.string($0.name), .string($0.value)] })
         object["responseHeaders"] = .array(responseHeaders.map { [.string($0.name), .string($0.value)] })
         object["query"] = .array(request.query.map { [.string($0.name), .string($0.value)] })
+        if let transcript { object["stream"] = transcript.json }
         switch request.body {
         case .empty: object["body"] = .null
         case .bytes(let data):

@@ -16,6 +16,8 @@ public final class Journal: Sendable {
     public let byteBudget: Int
     /// Response bodies up to this size are kept too, charged to the budget (0: none).
     public let responseBodyLimit: Int
+    /// Records kept per stream (``StreamTranscript/capacity``); later ones are counted.
+    public let transcriptCapacity: Int
 
     /// What one entry is charged against the budget besides its own bytes.
     static let entryOverhead = 256
@@ -37,19 +39,24 @@ public final class Journal: Sendable {
         /// Requests per answerer (a route's or rule's name, `unmatched`) since the start or
         /// the last clear; evictions do not lower them.
         var hits = AnswererCounts()
+        /// The transcripts of kept entries that opened a stream, by entry id: they grow in
+        /// place here as the stream goes on, and go with their entry.
+        var transcripts: [UInt64: StreamTranscript] = [:]
 
         func slot(_ id: UInt64, capacity: Int) -> Int { Int((id - firstID) % UInt64(capacity)) }
     }
 
     private let storage = Locked(Storage())
 
-    public init(capacity: Int = 10_000, bodyLimit: Int = 64 * 1024, byteBudget: Int = 64 * 1024 * 1024, responseBodyLimit: Int = 0) {
+    public init(capacity: Int = 10_000, bodyLimit: Int = 64 * 1024, byteBudget: Int = 64 * 1024 * 1024, responseBodyLimit: Int = 0,
+                transcriptCapacity: Int = StreamTranscript.defaultCapacity) {
         precondition(capacity > 0, "journal capacity must be positive")
         precondition(byteBudget > 0, "journal byte budget must be positive")
         self.capacity = capacity
         self.bodyLimit = bodyLimit
         self.byteBudget = byteBudget
         self.responseBodyLimit = max(0, responseBodyLimit)
+        self.transcriptCapacity = max(0, transcriptCapacity)
     }
 
     /// The bytes an entry is charged.
@@ -87,6 +94,7 @@ public final class Journal: Sendable {
         let responseBody = responseBodyLimit > 0 && !plan.body.isEmpty && plan.body.count <= responseBodyLimit ? plan.body : nil
         let cost = Self.cost(of: recorded) + (responseBody?.count ?? 0)
         let capacity = capacity, budget = byteBudget
+        let transcript = plan.streaming == nil ? nil : StreamTranscript(plan: plan, capacity: transcriptCapacity)
         return storage.withLock { storage in
             storage.total += 1
             let answerer = plan.answeredBy ?? Self.unmatched
@@ -118,11 +126,16 @@ public final class Journal: Sendable {
                 storage.bytes[slot] = cost
             }
             storage.keptBytes += cost
-            // Over the byte budget: drop the oldest, but always keep the newest entry.
-            while storage.keptBytes > budget && storage.oldestID < storage.total {
-                Self.evictOldest(&storage, capacity: capacity, through: storage.oldestID)
-            }
+            if let transcript { storage.transcripts[storage.total] = transcript }
+            Self.trim(&storage, capacity: capacity, budget: budget)
             return answer
+        }
+    }
+
+    /// Over the byte budget: drops the oldest entries, but always keeps the newest.
+    private static func trim(_ storage: inout Storage, capacity: Int, budget: Int) {
+        while storage.keptBytes > budget && storage.oldestID < storage.total {
+            evictOldest(&storage, capacity: capacity, through: storage.oldestID)
         }
     }
 
@@ -135,6 +148,7 @@ public final class Journal: Sendable {
                 storage.ring[slot] = nil
                 storage.ids[slot] = 0
                 storage.bytes[slot] = 0
+                if !storage.transcripts.isEmpty { storage.transcripts[storage.oldestID] = nil }
             }
             storage.oldestID += 1
         }
@@ -160,7 +174,42 @@ public final class Journal: Sendable {
             guard id >= storage.oldestID, id <= storage.total else { return nil }
             let slot = storage.slot(id, capacity: capacity)
             guard slot < storage.ids.count, storage.ids[slot] == id else { return nil }
-            return storage.ring[slot]
+            return Self.withTranscript(storage.ring[slot], storage)
+        }
+    }
+
+    /// `event` with its stream's transcript as it stands, if it has one.
+    private static func withTranscript(_ event: ServeEvent?, _ storage: Storage) -> ServeEvent? {
+        guard !storage.transcripts.isEmpty, var event, let transcript = storage.transcripts[event.id] else { return event }
+        event.sharedTranscript = SharedTranscript(transcript)
+        return event
+    }
+
+    /// Adds `record` to the transcript of entry `id`'s stream, charging its bytes to the
+    /// budget; false when the entry is gone (evicted, cleared) or opened no stream.
+    @discardableResult
+    public func append(_ record: StreamTranscript.Record, to id: UInt64) -> Bool {
+        let capacity = capacity, budget = byteBudget
+        return storage.withLock { storage in
+            guard id >= storage.oldestID, id <= storage.total, storage.transcripts[id] != nil else { return false }
+            let slot = storage.slot(id, capacity: capacity)
+            guard slot < storage.ids.count, storage.ids[slot] == id else { return false }
+            let cost = storage.transcripts[id]?.append(record) ?? 0
+            storage.bytes[slot] += cost
+            storage.keptBytes += cost
+            Self.trim(&storage, capacity: capacity, budget: budget)
+            return true
+        }
+    }
+
+    /// Notes how entry `id`'s stream ended, `offset` seconds after the request arrived
+    /// (the first ending counts); false when the entry is gone or opened no stream.
+    @discardableResult
+    public func endStream(_ id: UInt64, _ how: StreamTranscript.Ending, offset: TimeInterval) -> Bool {
+        storage.withLock { storage in
+            guard storage.transcripts[id] != nil else { return false }
+            storage.transcripts[id]?.end(how, offset: offset)
+            return true
         }
     }
 
@@ -185,7 +234,7 @@ public final class Journal: Sendable {
             var kept: [ServeEvent] = []
             kept.reserveCapacity(Int(storage.total - storage.oldestID + 1))
             for id in storage.oldestID...storage.total {
-                if let event = storage.ring[storage.slot(id, capacity: capacity)] { kept.append(event) }
+                if let event = Self.withTranscript(storage.ring[storage.slot(id, capacity: capacity)], storage) { kept.append(event) }
             }
             return kept
         }
@@ -218,6 +267,7 @@ public final class Journal: Sendable {
             storage.oldestID = storage.total + 1
             storage.keptBytes = 0
             storage.hits = AnswererCounts()
+            storage.transcripts.removeAll()
         }
     }
 

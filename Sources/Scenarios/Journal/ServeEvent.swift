@@ -39,6 +39,13 @@ public struct ServeEvent: Sendable, Identifiable {
     /// The body the plan answered with, when the journal keeps response bodies
     /// (`EngineConfiguration.journalResponseBodyLimit`); a fault may have cut it on the wire.
     public let responseBody: Data?
+    /// What went over the stream this request opened (an event stream, a WebSocket), as
+    /// the transport playing it told the journal (``Journal/append(_:to:)``) up to when
+    /// this entry was read; nil for an answer that is no stream.
+    public var transcript: StreamTranscript? { sharedTranscript?.value }
+    /// Set when the entry is read: the journal keeps transcripts beside its entries, where
+    /// they grow in place.
+    var sharedTranscript: SharedTranscript?
 
     public var wasMatched: Bool { answeredBy != nil }
 
