@@ -8,8 +8,9 @@ import FoundationNetworking
 
 /// The in-process transport: a `URLProtocol` that answers from a `MockEngine` with no
 /// sockets. Delays and pacing are timers; each fault becomes the `URLError` a real
-/// network gives. Each engine has a registration of its own (`register(_:requestTimeout:)`),
-/// so parallel tests never share one.
+/// network gives. An event stream's events are handed over one at a time, each when it
+/// is due (`MockURLProtocol+Streams.swift`). Each engine has a registration of its own
+/// (`register(_:requestTimeout:)`), so parallel tests never share one.
 ///
 /// What reaches the engine is what a socket would carry: the request's own headers plus
 /// the session configuration's `httpAdditionalHeaders` (the request's win, as URLSession
@@ -19,6 +20,8 @@ public class MockURLProtocol: URLProtocol {
     private let cancelled = Locked(false)
     /// Set in `startLoading`; every client call goes through it.
     private let thread = Locked<LoadingThread?>(nil)
+    /// The event stream being played, until it ends (`MockURLProtocol+Streams.swift`).
+    let playback = Locked<StreamPlayback?>(nil)
 
     /// `URLRequest`'s own default; a request that kept it takes the session's timeout.
     public static let defaultRequestTimeout: TimeInterval = 60
@@ -76,9 +79,13 @@ public class MockURLProtocol: URLProtocol {
         load(request, hop: 0)
     }
 
-    public override func stopLoading() { cancelled.withLock { $0 = true } }
+    public override func stopLoading() {
+        cancelled.withLock { $0 = true }
+        // A client that goes while its event stream plays: the stream's end, journaled.
+        endPlayback(.clientClosed)
+    }
 
-    private var isCancelled: Bool { cancelled.current }
+    var isCancelled: Bool { cancelled.current }
 
     /// URLSession's limit on redirects in a row (`URLError.httpTooManyRedirects` past it).
     static let maximumRedirects = InProcessExchange.maximumRedirects
@@ -148,6 +155,10 @@ public class MockURLProtocol: URLProtocol {
             after(timeout) { this.value.fail(URLError(.timedOut)) }
             return
         }
+        if let stream = plan.eventStream {
+            after(plan.delay) { this.value.deliverStream(stream, plan: plan, request: request, mockRequest: mockRequest, engine: engine) }
+            return
+        }
         let body = mockRequest.body
         let receivedAt = mockRequest.receivedAt
         // Once the answer's last byte (or its fault) is handed over, its end goes into the
@@ -161,7 +172,7 @@ public class MockURLProtocol: URLProtocol {
     }
 
     /// Runs `work` on the loading thread, unless the load was stopped.
-    private func onLoadingThread(_ work: @escaping (any URLProtocolClient) -> Void) {
+    func onLoadingThread(_ work: @escaping (any URLProtocolClient) -> Void) {
         let this = Unchecked(self)
         let run = {
             guard !this.value.isCancelled, let client = this.value.client else { return }
@@ -170,7 +181,7 @@ public class MockURLProtocol: URLProtocol {
         if let thread = thread.current { thread.perform(run) } else { run() }
     }
 
-    private func fail(_ error: URLError) {
+    func fail(_ error: URLError) {
         onLoadingThread { $0.urlProtocol(self, didFailWithError: error) }
     }
 
@@ -183,12 +194,19 @@ public class MockURLProtocol: URLProtocol {
     /// are as many as cores, so two blocking calls elsewhere in the process (a test's
     /// socket read, a child process) hold every one of them and a 1 s timeout fired after
     /// 12 s in CI. A queue of its own gets a thread when its timer is due.
-    private static let timers = DispatchQueue(label: "mock-server.url-protocol.timers")
+    static let timers = DispatchQueue(label: "mock-server.url-protocol.timers")
 
     /// `body`: the request's body as read (a stream cannot be read twice).
     private func deliver(_ plan: ResponsePlan, request: URLRequest, body requestBody: Data, hop: Int, ended: @escaping @Sendable () -> Void) {
         guard let url = request.url else { return }
         let method = request.httpMethod ?? "GET"
+        if plan.webSocket != nil, plan.fault == nil {
+            // A WebSocket's upgrade (101): a data task cannot switch protocols, and
+            // URLSession's WebSocket task never reaches a URLProtocol. Sockets carry them.
+            ended()
+            fail(URLError(.badServerResponse))
+            return
+        }
         if let failure = InProcessExchange.error(for: plan.fault) {
             // A hang's end never comes (its request timed out before).
             if plan.fault != .hang { ended() }
