@@ -6,6 +6,11 @@ import Foundation
 extension MockEngine {
     /// Records one event, frame or fault of the stream journaled as `entry`.
     /// - Parameters:
+    ///   - direction: which way it went, seen from the server.
+    ///   - kind: what it is.
+    ///   - payload: its bytes (the transcript keeps the first ``StreamTranscript/payloadLimit``).
+    ///   - note: a close's code and reason, a stall's length.
+    ///   - entry: the journal entry of the request that opened the stream (``ResponsePlan/journalID``).
     ///   - receivedAt: the arrival of the request that opened the stream (its `MockRequest.receivedAt`).
     public func recordStream(_ direction: StreamTranscript.Direction, _ kind: StreamTranscript.Kind, payload: Data = Data(),
                              note: String? = nil, entry: UInt64?, receivedAt: Date) {
