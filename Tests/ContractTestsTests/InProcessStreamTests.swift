@@ -123,6 +123,17 @@ final class StreamRecorder: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         #expect(transcript.records.allSatisfy { $0.direction == .sent && $0.kind == .events })
         #expect(transcript.ending?.how == .finished)
         #expect(entry.duration != nil)
+        // The admin API shows it: counts in the list, the records in the entry.
+        let registration = try await MockURLProtocol.register(played.engine)
+        let session = URLSession(configuration: registration.sessionConfiguration(timeout: 30))
+        let list = try await session.data(from: registration.baseURL.appendingPathComponent("__admin/requests"))
+        let detail = try await session.data(from: registration.baseURL.appendingPathComponent("__admin/requests/\(entry.id)"))
+        await registration.unregister()
+        let listed = JSONValue(parsing: list.0)?["requests"]?.arrayValue?.first { $0["id"] == .number(Double(entry.id)) }
+        #expect(listed?["stream"]?["sent"] == 3)
+        #expect(listed?["stream"]?["ended"] == "finished")
+        let records = JSONValue(parsing: detail.0)?["stream"]?["records"]?.arrayValue ?? []
+        #expect(records.map { $0["text"] } == ["id: 1\ndata: a\n\n", "id: 2\ndata: b\n\n", "id: 3\ndata: c\n\n"])
     }
 
     @Test func lastEventIDResumesAfterThatEvent() async throws {

@@ -175,10 +175,14 @@ public struct WebSocketConversation: Sendable {
             if fault?.after == 0 { strike(&actions) }
             guard state == .open else { return actions }
             run(script.onConnect[...], close: nil, message: nil, &actions)
+            if let close = script.close, state == .open {
+                let wait = delay(close.delay)
+                if wait > 0 { schedule(.close(close), at: now + wait, &actions) } else { closeOrHold(close, &actions) }
+            }
+            guard state == .open else { return actions }
             for (index, push) in script.pushes.enumerated() where push.times != 0 && !push.messages.isEmpty {
                 schedule(.push(index: index, remaining: push.times.map { $0 - 1 }), at: now + push.start * timeScale + interval(push), &actions)
             }
-            if let close = script.close { schedule(.close(close), at: now + delay(close.delay), &actions) }
         case .text(let text):
             answer(.text, Data(text.utf8), &actions)
         case .binary(let bytes):

@@ -188,6 +188,32 @@ struct ConversationDriver {
         #expect(driver.sent.count == 1002)
     }
 
+    @Test func aBinaryMessageIsAnsweredByABinaryReply() {
+        let script = WebSocketScript(onMessage: [
+            WebSocketReply("text", match: MessagePattern(kind: .text), messages: [.text("a text")]),
+            WebSocketReply("blob", match: MessagePattern(kind: .binary), messages: [.binary(Data([9, 9]))]),
+        ])
+        var driver = ConversationDriver(script)
+        driver.send(.opened)
+        #expect(driver.send(.binary(Data([0xFF, 0x00]))) == [.send(.binary(Data([9, 9])))])
+        #expect(driver.send(.text("x")) == [.send(.text("a text"))])
+    }
+
+    /// Closing, the server answers nothing but the peer's close; closed, nothing at all.
+    @Test func aClosingOrClosedServerAnswersNothingElse() {
+        var driver = ConversationDriver(WebSocketScript(onMessage: [WebSocketReply(match: .any, messages: [.text("r")])],
+                                                        close: WebSocketClose(code: 1000, reason: "")))
+        #expect(driver.send(.peerClosed(code: 1000, reason: "")).isEmpty)   // not open yet
+        driver.send(.opened)
+        #expect(driver.conversation.state == .closing)
+        #expect(driver.send(.ping(Data())).isEmpty)
+        #expect(driver.send(.binary(Data([1]))).isEmpty)
+        #expect(driver.send(.peerClosed(code: 1000, reason: "")) == [.closeConnection])
+        for event in [WebSocketConversation.Event.opened, .text("t"), .ping(Data()), .peerClosed(code: nil, reason: ""), .connectionLost] {
+            #expect(driver.send(event).isEmpty, "\(event) after the close")
+        }
+    }
+
     @Test func pingsAndPongsCanBeScripted() {
         var driver = ConversationDriver(WebSocketScript(onConnect: [WebSocketMessage(.ping(Data("are you there".utf8))), WebSocketMessage(.pong(Data()))]))
         #expect(driver.send(.opened) == [.send(.ping(Data("are you there".utf8))), .send(.pong(Data()))])
