@@ -7,12 +7,13 @@ import Foundation
 ///
 /// Steps come in time order (equal offsets are one after another). After a step that
 /// ends the stream (`end`, `endWithoutTerminator`, `drop`, or a `stall` for ever) there
-/// are no more. A stream without end yields steps without end, each later than the last
-/// by at least one round's delays (a file cannot describe an endless stream without one).
+/// are no more. A stream without end yields steps without end, each round of its events
+/// taking their delays.
 ///
 /// The stream's ``StreamFault`` strikes when the event after `after` would be due: a stall
 /// delays it (or every later one, for ever), a drop or an early end ends the stream then,
-/// `malformed` sends that event broken (``ServerSentEvent`` 's malformed form); a slow drip
+/// `malformed` sends that event broken (half its data, then two bytes that are not
+/// UTF-8: a client dispatches something that is not what was sent); a slow drip
 /// adds its interval to every delay, and a burst writes the events (of a stream without
 /// end, the rest of its first round) in one write at once, the rest at their pace. A close
 /// code is a WebSocket's: an event stream ends cleanly for it. A stream without end whose
