@@ -18,8 +18,8 @@ import Foundation
 /// closes cleanly (close 1000) or resets; an early end closes the connection with no
 /// close frame; a close fault sends its close frame; `malformed` sends a malformed frame
 /// (``malformedFrame``) in place of the next data frame. A slow drip adds its interval to
-/// every message's delay (a push's messages too) and to closes'; a burst sends lists
-/// without their delays and a push that counts its times all at once.
+/// every message's delay (a push's messages too); a burst sends lists without their
+/// delays and a push that counts its times all at once. Closes keep their times.
 public struct WebSocketConversation: Sendable {
     /// A timer the caller runs: it calls back with `.timerFired` when it is due.
     public struct Timer: Sendable, Hashable {
@@ -176,7 +176,7 @@ public struct WebSocketConversation: Sendable {
             guard state == .open else { return actions }
             run(script.onConnect[...], close: nil, message: nil, &actions)
             if let close = script.close, state == .open {
-                let wait = delay(close.delay)
+                let wait = max(0, close.delay) * timeScale
                 if wait > 0 { schedule(.close(close), at: now + wait, &actions) } else { closeOrHold(close, &actions) }
             }
             guard state == .open else { return actions }
@@ -223,7 +223,7 @@ public struct WebSocketConversation: Sendable {
         max(0, push.interval) * timeScale
     }
 
-    /// A message's or close's delay, with the fault's.
+    /// A message's delay, with the fault's (a close keeps its own).
     private func delay(_ seconds: TimeInterval) -> TimeInterval {
         if case .burst? = fault { return 0 }
         var scaled = max(0, seconds) * timeScale
@@ -253,7 +253,7 @@ public struct WebSocketConversation: Sendable {
             rest = rest.dropFirst()
         }
         guard state == .open, let close else { return }
-        let wait = delay(close.delay)
+        let wait = max(0, close.delay) * timeScale
         if wait > 0 { schedule(.close(close), at: now + wait, &actions) } else { closeOrHold(close, &actions) }
     }
 

@@ -329,7 +329,7 @@ struct ConversationDriver {
         #expect(WebSocketConversation.malformedFrame == [0x83, 0x00])
     }
 
-    @Test func aSlowDripAddsItsIntervalToEveryDelayAndInterval() {
+    @Test func aSlowDripAddsItsIntervalToEveryMessagesDelay() {
         let script = WebSocketScript(onConnect: [.text("a"), .text("b", delay: 1)], pushes: [WebSocketPush(every: 10, times: 1, messages: [.text("push")])])
         var driver = ConversationDriver(script, fault: .slowDrip(interval: 2))
         driver.send(.opened)
@@ -350,6 +350,19 @@ struct ConversationDriver {
         #expect(driver.sent.suffix(3).allSatisfy { Self.near($0.at, 10) })
         driver.advance(to: 1000)
         #expect(driver.texts.count == 7)
+    }
+
+    /// A script's close is no message: a burst or a slow drip leaves its time alone.
+    @Test func faultsOnMessagesLeaveTheClosesTime() {
+        let script = WebSocketScript(onConnect: [.text("a", delay: 1)], close: WebSocketClose(code: 1001, reason: "", delay: 10))
+        for fault in [StreamFault.burst, .slowDrip(interval: 3)] {
+            var driver = ConversationDriver(script, fault: fault)
+            driver.send(.opened)
+            driver.advance(to: 9.99)
+            #expect(driver.conversation.state == .open, "\(fault)")
+            driver.advance(to: 10)
+            #expect(driver.sent.last?.action == .close(code: 1001, reason: ""), "\(fault)")
+        }
     }
 
     @Test func theTimeScaleScalesTheScript() {
