@@ -1,0 +1,70 @@
+import Foundation
+
+/// What goes into a ``WebSocketConversation`` and what comes out: a transport maps its
+/// frames and timers to these and carries out the actions, in order.
+extension WebSocketConversation {
+    /// A timer the caller runs: it calls back with `.timerFired` when it is due.
+    public struct Timer: Sendable, Hashable {
+        public let id: Int
+    }
+
+    /// A frame to send.
+    public enum Frame: Sendable, Equatable {
+        case text(String)
+        case binary(Data)
+        case ping(Data)
+        case pong(Data)
+
+        /// Whether it is a data frame (counted for faults) rather than a control frame.
+        public var isData: Bool {
+            switch self {
+            case .text, .binary: return true
+            case .ping, .pong: return false
+            }
+        }
+    }
+
+    /// What happened, at the time given to ``handle(_:at:)``.
+    public enum Event: Sendable, Equatable {
+        /// The upgrade is done: the connection is open.
+        case opened
+        case text(String)
+        case binary(Data)
+        case ping(Data)
+        case pong(Data)
+        case timerFired(Timer)
+        /// The peer's close frame, with its code if it had one.
+        case peerClosed(code: UInt16?, reason: String)
+        /// The connection went away (closed or reset by the peer, or an I/O error).
+        case connectionLost
+    }
+
+    /// What the transport does, in order, at once.
+    public enum Action: Sendable, Equatable {
+        case send(Frame)
+        /// Call back with `.timerFired(timer)` at `at` seconds on the caller's clock.
+        case schedule(Timer, at: TimeInterval)
+        /// A close frame with this code and reason.
+        case close(code: UInt16, reason: String)
+        /// A close frame with an empty payload (no code).
+        case closeWithoutCode
+        /// The bytes of ``malformedFrame``, as they are.
+        case sendMalformedFrame
+        /// Nothing is sent from now until `until` (nil: never again), though the
+        /// connection stays open: for journals; the machine holds the frames itself.
+        case stall(until: TimeInterval?)
+        /// Close the connection (TCP FIN) with no more frames.
+        case closeConnection
+        /// Reset the connection (TCP RST).
+        case reset
+    }
+
+    public enum State: Sendable, Equatable {
+        /// Waiting for `.opened`.
+        case connecting
+        case open
+        /// The server sent its close frame and waits for the peer's.
+        case closing
+        case closed
+    }
+}
