@@ -18,23 +18,22 @@ import FoundationNetworking
 /// bytes. The journal entry's transcript gets every write and the ending.
 extension MockURLProtocol {
     /// `plan`'s event stream for `request`, after the plan's delay.
-    func deliverStream(_ stream: EventStream, plan: ResponsePlan, request: URLRequest, mockRequest: MockRequest, engine: MockEngine) {
+    func deliverStream(_ stream: EventStream, plan: ResponsePlan, request: URLRequest, mockRequest: MockRequest, exchange: Exchange) {
         guard let url = request.url, !isCancelled else { return }
-        let entry = plan.journalID, receivedAt = mockRequest.receivedAt
         if let failure = InProcessExchange.error(for: plan.fault) {
             // A fault before the head: as for any answer (a hang's end never comes).
-            if plan.fault != .hang { engine.completed(entry, receivedAt: receivedAt) }
+            if plan.fault != .hang { exchange.finished() }
             fail(URLError(failure))
             return
         }
         var fields: [String: String] = [:]
         for field in plan.headers where field.name.lowercased() != "content-length" { fields[field.name] = field.value }
         guard let response = HTTPURLResponse(url: url, statusCode: plan.status, httpVersion: "HTTP/1.1", headerFields: fields) else {
-            engine.completed(entry, receivedAt: receivedAt)
+            exchange.finished()
             fail(URLError(.badServerResponse))
             return
         }
-        let playback = StreamPlayback(engine: engine, entry: entry, receivedAt: receivedAt, start: DispatchTime.now(), timeout: timeout(for: request))
+        let playback = StreamPlayback(exchange: exchange, start: DispatchTime.now(), timeout: timeout(for: request))
         self.playback.withLock { $0 = playback }
         onLoadingThread { client in client.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed) }
         guard request.httpMethod != "HEAD" else {
@@ -93,7 +92,7 @@ extension MockURLProtocol {
             defer { current = nil }
             return current
         }) else { return false }
-        playback.engine.endStream(how, entry: playback.entry, receivedAt: playback.receivedAt)
+        playback.exchange.endStream(how)
         return true
     }
 
@@ -105,9 +104,8 @@ extension MockURLProtocol {
 
 /// An event stream being played in process: where it is journaled and when it started.
 struct StreamPlayback: Sendable {
-    let engine: MockEngine
-    let entry: UInt64?
-    let receivedAt: Date
+    /// The request's passage through the pipeline: the transcript and the end go through it.
+    let exchange: Exchange
     /// When the head was handed over: every step's time counts from here.
     let start: DispatchTime
     /// The request's timeout: the longest a client waits for a byte.
@@ -121,6 +119,6 @@ struct StreamPlayback: Sendable {
     }
 
     func record(_ direction: StreamTranscript.Direction, _ kind: StreamTranscript.Kind, payload: Data = Data(), note: String? = nil) {
-        engine.recordStream(direction, kind, payload: payload, note: note, entry: entry, receivedAt: receivedAt)
+        exchange.record(direction, kind, payload: payload, note: note)
     }
 }

@@ -170,7 +170,7 @@ import Testing
         let scenario = try ScenarioFile.parse(Data(json.utf8), file: "b.json")
         #expect(scenario.rules[0].request.body == .jsonValue(at: JSONLocation(path: "$.items[0].id")!, .equalTo("7")))
         #expect(scenario.rules[1].request.body == .jsonValue(at: JSONLocation(pointer: "/note")!, nil))
-        let engine = ScenarioEngine(inner: ClosureResponder { _ in .error(404, "none") }, library: ScenarioLibrary([scenario]), current: "b", seed: 0, timeScale: 1)
+        let engine = try MockEngine(scenarios: [scenario], current: "b", source: ClosureResponder { _ in .error(404, "none") })
         func status(_ body: String) -> Int { engine.respond(to: MockRequest(method: "POST", uri: "/o", body: Data(body.utf8))).status }
         #expect(status(#"{"items": [{"id": 7}]}"#) == 201)
         #expect(status(#"{"items": [{"id": 8}], "note": null}"#) == 202)
@@ -179,10 +179,10 @@ import Testing
 
     // MARK: The engine's plan
 
-    static func engine(_ json: String = file, timeScale: Double = 1, seed: UInt64 = 0) throws -> ScenarioEngine {
+    static func engine(_ json: String = file, timeScale: Double = 1, seed: UInt64 = 0) throws -> MockEngine {
         let scenario = try ScenarioFile.parse(Data(json.utf8), file: "live.json")
-        return ScenarioEngine(inner: ClosureResponder { _ in .error(404, "none") }, library: ScenarioLibrary([scenario]),
-                              current: scenario.name, seed: seed, timeScale: timeScale)
+        return try MockEngine(scenarios: [scenario], current: scenario.name, source: ClosureResponder { _ in .error(404, "none") },
+                              seed: seed, timeScale: timeScale)
     }
 
     @Test func anEventStreamsPlanCarriesItsEventsFilledAndScaled() throws {

@@ -109,20 +109,19 @@ import Testing
         #expect(!journal.append(Self.record(0), to: stream))
     }
 
-    /// The engine journals a stream with the time of each record from the request's
-    /// arrival, on its clock, and completes the entry when it ends.
-    @Test func theEngineRecordsOnItsClock() throws {
+    /// The exchange journals a stream with the time of each record from the request's
+    /// arrival, on the engine's clock, and finishes the entry when it ends.
+    @Test func theExchangeRecordsOnTheEnginesClock() throws {
         let clock = ManualTimeSource()
         let scenario = Scenario(name: "s", rules: [Rule("e", .get("/events"), always: .eventStream(EventStream([.text("a")])))])
-        let engine = try MockEngine(configuration: EngineConfiguration(fixturesDirectory: MockFixtures.directory, timeSource: clock,
-                                                                      extraScenarios: [scenario], scenario: "s"))
-        let request = MockRequest(method: "GET", uri: "/events", receivedAt: clock.now())
-        let plan = engine.respond(to: request)
+        let engine = try MockEngine(scenarios: [scenario], current: "s", source: ClosureResponder { _ in .error(404, "none") }, timeSource: clock)
+        let (plan, exchange) = Pipeline(engine: engine).answer(MockRequest(method: "GET", uri: "/events", receivedAt: clock.now()))
+        #expect(plan.eventStream != nil)
         clock.advance(by: 0.25)
-        engine.recordStream(.sent, .events, payload: Data("data: a\n\n".utf8), entry: plan.journalID, receivedAt: request.receivedAt)
+        exchange.record(.sent, .events, payload: Data("data: a\n\n".utf8))
         clock.advance(by: 1)
-        engine.endStream(.finished, entry: plan.journalID, receivedAt: request.receivedAt)
-        let entry = try #require(plan.journalID.flatMap(engine.journal.entry))
+        exchange.endStream(.finished)
+        let entry = try #require(engine.journal.entry(exchange.id))
         #expect(entry.transcript?.records.map(\.offset) == [0.25])
         #expect(entry.transcript?.ending?.offset == 1.25)
         #expect(entry.duration == 1.25)
