@@ -1095,6 +1095,7 @@ class Package:
     # Its test targets are built for (and run on) the iOS Simulator by CI, so the
     # non-iOS check covers every target, not only those a library product reaches.
     ios_built: Optional[str] = None
+    name: str = ""
 
 
 TARGET_KINDS = {"target": "regular", "executableTarget": "executable", "testTarget": "test", "macro": "macro",
@@ -1186,7 +1187,8 @@ def parse_package(root: str) -> Package:
             continue
         library.add(t)
         todo.extend(targets[t].deps)
-    return Package(root, tools, platforms, declared, targets, library, products)
+    pm = re.search(r"\bPackage\s*\(\s*name\s*:\s*\"([^\"]*)\"", src)
+    return Package(root, tools, platforms, declared, targets, library, products, name=pm.group(1) if pm else "")
 
 
 def find_package_roots(root: str) -> list:
