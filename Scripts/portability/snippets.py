@@ -1,29 +1,30 @@
 #!/usr/bin/env python3
 """Every Swift snippet of the DocC catalogs, as Swift files the DocSnippets package compiles.
 
-    python3 Scripts/portability/snippets.py            # writes DocSnippets/Tests/*/Generated/
+    python3 Scripts/portability/snippets.py            # writes DocSnippets/Sources/*/Generated/
     python3 Scripts/portability/snippets.py --list     # the snippets found, one line each
 
-Each ```swift block of `Sources/*/*.docc/**/*.md` becomes one file in each snippet target
-of `DocSnippets` (`DocSnippetsTests`, and `DocSnippetsMainActorTests`, whose default
-actor isolation is MainActor as in Xcode 26's new targets), so `swift build --build-tests
---package-path DocSnippets` type-checks every snippet, and an article's snippet added
-later is checked with no step of its own. A `#sourceLocation` line points each file's
-diagnostics at the article's own lines.
+The ```swift blocks of each article in `Sources/*/*.docc/**/*.md` become one file in each
+snippet target of `DocSnippets` (`DocSnippets`, and `DocSnippetsMainActor`, whose default
+actor isolation is MainActor as in Xcode 26's new targets), so `swift build --package-path
+DocSnippets` type-checks every snippet, and a snippet added to an article later is checked
+with no step of its own. `#sourceLocation` lines point the diagnostics at the article's
+own lines.
 
-How a block becomes a file:
-- its `import`s go to the top of the file, with the imports a user's file would have for
-  the names it uses (Foundation; `XCTest` and `ContractTestsXCTest` beside
-  `MockServerTestCase`; the examples' modules beside `MenuController` or `TodoClient`) and
-  `SnippetStandIns`, which declares what a snippet takes from the surrounding text (`url`,
-  `configuration`, `engine`, a user's `PetsClient`, `MyAdapter`, and on Linux a
-  `@MainActor XCUIApplication`);
-- a block of declarations (types, `@Test` functions, stored `let`s without `try` or
-  `await`) goes into an enum of its own, its functions and `let`s made `static`, so two
-  articles may both declare a `MenuTests`;
-- any other block (statements, or a `let` that awaits) is the body of an `async throws`
-  function in such an enum, with `_ = name` for each `let` it leaves unused;
-- a `…` (an elided body) becomes a comment.
+How an article's blocks become a file:
+- their `import`s go to the top of the file, with the imports a reader's file has: the
+  article's module, what the article's earlier blocks imported, and what the names a block
+  uses need (Foundation; `XCTest` and `ContractTestsXCTest` beside `MockServerTestCase`;
+  the examples' modules beside `MenuController` or `TodoClient`), and `SnippetStandIns`,
+  which declares what a block takes from the surrounding text (`url`, `configuration`,
+  `engine`, a reader's `PetsClient`, `MyAdapter`, and on Linux a `@MainActor XCUIApplication`);
+- the blocks go into one enum per article, so a block may use what an earlier one
+  declared, and two articles may both declare a `MenuTests`: a block of declarations
+  (types, `@Test` functions, `let`s without `try` or `await`) as its members, its functions
+  and `let`s made `static`; any other block (statements, or a `let` that awaits) as the
+  body of an `async throws` function, with `_ = name` for each `let` it leaves unused;
+- a `…` (an elided body) becomes a comment; a block that uses Apple-only API (`SecTrust…`)
+  is compiled where its framework exists (the macOS CI jobs), not on Linux.
 
 Python 3 standard library only; `test_snippets.py` tests the conversion.
 """
@@ -43,7 +44,7 @@ import gate  # noqa: E402
 
 REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
 PACKAGE = "DocSnippets"
-TARGETS = ("DocSnippetsTests", "DocSnippetsMainActorTests")
+TARGETS = ("DocSnippets", "DocSnippetsMainActor")
 
 # Imports a user's file has around a snippet that names these.
 CONTEXT_IMPORTS = [
@@ -52,7 +53,7 @@ CONTEXT_IMPORTS = [
     (r"\bMockServerTestCase\b|\bXCUIApplication\b|\bXCTestCase\b", ["XCTest", "ContractTestsXCTest"]),
     (r"\bMenuController\b", ["OrderAppNetworking"]),
     (r"\bTodoClient\b", ["TodoNetworking"]),
-    (r"\bClient\s*\(\s*serverURL\s*:", ["@testable OpenMarketClient"]),
+    (r"\bClient\s*\(\s*serverURL\s*:", ["OpenMarketClient"]),
     (r"@Test\b|@Suite\b|#expect\b|#require\b", ["Testing"]),
 ]
 # Apple-only code: compiled where its framework exists (the macOS CI job), skipped on Linux.
@@ -75,10 +76,14 @@ class Snippet:
         return parts[1] if parts[0] == "Sources" and len(parts) > 2 else ""
 
     @property
-    def name(self) -> str:
-        module = self.article.split(os.sep)[1] if self.article.startswith("Sources" + os.sep) else "Docs"
+    def namespace(self) -> str:
+        """The enum (and file) of the article's snippets: `ContractTests_GettingStarted`."""
         stem = os.path.splitext(os.path.basename(self.article))[0]
-        return re.sub(r"\W", "_", f"{module}_{stem}_{self.index}")
+        return re.sub(r"\W", "_", f"{self.module or 'Docs'}_{stem}")
+
+    @property
+    def name(self) -> str:
+        return f"{self.namespace}_{self.index}"
 
 
 def find_snippets(repo: str = REPO) -> list:
@@ -144,8 +149,18 @@ def _top_level_lines(code: str) -> list:
     return out
 
 
-def convert(snippet: Snippet) -> str:
-    """The Swift file for one snippet."""
+@dataclass
+class Part:
+    """One snippet, ready to go into its article's file."""
+    snippet: Snippet
+    imports: list
+    lines: list          # the members it adds to the article's enum
+    apple_only: list     # frameworks it needs (it is compiled only where they exist)
+
+
+def convert_part(snippet: Snippet) -> Part:
+    """One snippet's imports and the members it adds to its article's namespace: its
+    declarations made `static`, or its statements as a function of their own."""
     code = _elisions(snippet.code)
     lines = code.split("\n")
     imports = []
@@ -182,50 +197,60 @@ def convert(snippet: Snippet) -> str:
             break
 
     body = code.split("\n")
-    extensions = []
+    location = f'#sourceLocation(file: "{snippet.article.replace(os.sep, "/")}", line: {snippet.line})'
     if declarations:
         for line, t in heads:
             text = body[line]
+            if re.match(r"^\s*extension\b", text):
+                raise ValueError(f"{snippet.article}:{snippet.line}: a snippet's extension cannot be compiled in a namespace; "
+                                 f"teach snippets.py to place it at file scope")
             m = re.match(r"^(\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|private|fileprivate|internal|nonisolated|final)\s+)*)(func|let|var)\b", text)
             if m:
                 body[line] = text[:m.end(1)] + "static " + text[m.end(1):]
-            if re.match(r"^\s*extension\b", text):
-                extensions.append(line)
-        if extensions:
-            raise ValueError(f"{snippet.article}:{snippet.line}: a snippet's extension cannot be compiled in a namespace; "
-                             f"teach snippets.py to place it at file scope")
-        inner = body
-        prefix, suffix = "", ""
+        members = [location] + body + ["#sourceLocation()"]
     else:
         unused = []
         for line, t in heads:
             m = re.match(r"^\s*(?:let|var)\s+([A-Za-z_]\w*)\s*[=:]", body[line])
             if m:
                 unused.append(m.group(1))
-        inner = body + ([f"_ = ({', '.join(unused)})" if len(unused) > 1 else f"_ = {unused[0]}"] if unused else [])
-        prefix, suffix = "static func snippet() async throws {\n", "\n}"
-
-    article = snippet.article.replace(os.sep, "/")
+        tail = ([f"_ = ({', '.join(unused)})" if len(unused) > 1 else f"_ = {unused[0]}"] if unused else [])
+        members = [f"static func snippet{snippet.index}() async throws {{", location] + body + tail + ["#sourceLocation()", "}"]
     apple_only = [framework for pattern, framework in APPLE_ONLY if re.search(pattern, gate.mask(code).code)]
-    out = [f"// Generated by Scripts/portability/snippets.py from {article}:{snippet.line}: edit the article, not this file."]
-    if apple_only:
-        out.append(f"#if canImport({apple_only[0]})")
-        imports += [f for f in apple_only if f not in imports]
+    return Part(snippet, imports, members, apple_only)
+
+
+def render(article: str, parts: list) -> str:
+    """The Swift file of one article: every snippet's imports, and their members in one
+    enum, so a snippet may use what an earlier one of the same article declared (as its
+    reader would). A snippet that needs an Apple-only framework is compiled only where it
+    exists."""
+    imports = []
+    for part in parts:
+        for mod in part.imports + part.apple_only:
+            if mod not in imports:
+                imports.append(mod)
+    name = parts[0].snippet.namespace
+    out = [f"// Generated by Scripts/portability/snippets.py from {article.replace(os.sep, '/')}: edit the article, not this file."]
     for mod in imports:
-        out.append(f"@testable import {mod[len('@testable '):]}" if mod.startswith("@testable ") else f"import {mod}")
+        line = f"@testable import {mod[len('@testable '):]}" if mod.startswith("@testable ") else f"import {mod}"
+        framework = next((f for p in parts for f in p.apple_only if f == mod), None)
+        out.append(f"#if canImport({framework})\n{line}\n#endif" if framework else line)
     out.append("#if canImport(FoundationNetworking)\nimport FoundationNetworking\n#endif\n")
-    out.append(f"enum {snippet.name} {{")
-    if prefix:
-        out.append(prefix.rstrip("\n"))
-    out.append(f'#sourceLocation(file: "{article}", line: {snippet.line})')
-    out.extend(inner)
-    out.append("#sourceLocation()")
-    if suffix:
-        out.append(suffix.strip("\n"))
+    out.append(f"enum {name} {{")
+    for part in parts:
+        if part.apple_only:
+            out.append(f"#if canImport({part.apple_only[0]})")
+        out.extend(part.lines)
+        if part.apple_only:
+            out.append("#endif")
     out.append("}")
-    if apple_only:
-        out.append("#endif")
     return "\n".join(out) + "\n"
+
+
+def convert(snippets: list) -> str:
+    """The Swift file of one article's snippets."""
+    return render(snippets[0].article, [convert_part(s) for s in snippets])
 
 
 def _statement_text(masked: str, line: int) -> str:
@@ -243,9 +268,12 @@ def _statement_text(masked: str, line: int) -> str:
 
 def write(repo: str = REPO) -> list:
     snippets = find_snippets(repo)
-    files = {f"{s.name}.swift": convert(s) for s in snippets}
+    by_article: dict = {}
+    for sn in snippets:
+        by_article.setdefault(sn.article, []).append(convert_part(sn))
+    files = {f"{parts[0].snippet.namespace}.swift": render(article, parts) for article, parts in by_article.items()}
     for target in TARGETS:
-        folder = os.path.join(repo, PACKAGE, "Tests", target, "Generated")
+        folder = os.path.join(repo, PACKAGE, "Sources", target, "Generated")
         os.makedirs(folder, exist_ok=True)
         for old in glob.glob(os.path.join(folder, "*.swift")):
             if os.path.basename(old) not in files:
@@ -272,7 +300,7 @@ def main(argv=None) -> int:
         print(f"snippets.py: {error}", file=sys.stderr)
         return 2
     print(f"snippets: {len(snippets)} Swift snippets from the DocC catalogs, written to "
-          f"{PACKAGE}/Tests/{{{','.join(TARGETS)}}}/Generated")
+          f"{PACKAGE}/Sources/{{{','.join(TARGETS)}}}/Generated")
     return 0
 
 

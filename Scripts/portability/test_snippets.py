@@ -78,11 +78,10 @@ class Snippets(unittest.TestCase):
         self.assertEqual(self.found[1].code.split("\n")[0], "let server = try await TestMockServer.start()",
                          "a block in a list item loses the item's indentation")
 
-    def test_declarations_go_into_an_enum_made_static_and_point_at_the_article(self):
-        text = snippets.convert(self.found[0])
-        lines = text.split("\n")
-        self.assertIn("enum ContractTests_GettingStarted_1 {", lines)
-        self.assertIn('#sourceLocation(file: "Sources/ContractTests/ContractTests.docc/GettingStarted.md", line: 6)', lines)
+    def test_an_articles_blocks_are_one_enum_declarations_made_static_pointing_at_the_article(self):
+        lines = snippets.convert(self.found).split("\n")
+        self.assertEqual(sum(1 for ln in lines if ln.startswith("enum ")), 1)
+        self.assertIn("enum ContractTests_GettingStarted {", lines)
         start = lines.index('#sourceLocation(file: "Sources/ContractTests/ContractTests.docc/GettingStarted.md", line: 6)')
         # the block's lines follow one for one: line 6 of the article is the first
         self.assertEqual(lines[start + 4], "@Test(.mockServer(scenario: \"flaky\"))")
@@ -92,40 +91,60 @@ class Snippets(unittest.TestCase):
                       "a function's own lets stay as they are")
 
     def test_imports_are_hoisted_and_the_readers_context_added(self):
-        text = snippets.convert(self.found[0])
+        text = snippets.convert(self.found[:1])
         head = text.split("enum ")[0]
         for module in ("ContractTestsTesting", "Testing", "ContractTests", "Foundation", "SnippetStandIns", "OrderAppNetworking"):
             self.assertIn(f"import {module}\n", head)
         self.assertNotIn("import ContractTestsTesting", text.split("enum ")[1], "the import line is blanked in place")
 
     def test_statements_are_an_async_function_and_a_later_block_keeps_earlier_imports(self):
-        text = snippets.convert(self.found[1])
-        self.assertIn("static func snippet() async throws {", text)
+        text = snippets.convert(self.found[1:2])
+        self.assertIn("static func snippet2() async throws {\n"
+                      '#sourceLocation(file: "Sources/ContractTests/ContractTests.docc/GettingStarted.md", line: 22)\n'
+                      "let server = try await TestMockServer.start()", text)
         self.assertIn("_ = server", text)
         self.assertIn("import ContractTestsTesting\n", text, "the article's earlier imports are the reader's")
 
     def test_apple_only_code_is_compiled_where_its_framework_is(self):
-        text = snippets.convert(self.found[2])
-        self.assertTrue(text.split("\n")[1] == "#if canImport(Security)", text)
-        self.assertIn("import Security\n", text)
-        self.assertTrue(text.rstrip().endswith("#endif"))
+        text = snippets.convert(self.found)
+        self.assertIn("#if canImport(Security)\nimport Security\n#endif\n", text)
+        part = text[text.index("#if canImport(Security)\n#sourceLocation"):]
+        self.assertIn("final class PinnedDelegate", part)
+        self.assertTrue(part.split("final class PinnedDelegate")[1].count("#endif") == 1)
+        self.assertIn("static func menuLoads()", text, "the article's other blocks are compiled everywhere")
 
     def test_a_let_that_awaits_makes_the_block_statements(self):
         snippet = snippets.Snippet("Sources/Scenarios/Scenarios.docc/A.md", 3, 1, textwrap.dedent("""\
             let engine = try MockEngine(configuration: EngineConfiguration())
             """))
-        self.assertIn("static func snippet() async throws {", snippets.convert(snippet))
+        self.assertIn("static func snippet1() async throws {", snippets.convert([snippet]))
+
+    def test_a_let_without_try_or_await_is_a_static_member(self):
+        snippet = snippets.Snippet("Sources/Scenarios/Scenarios.docc/A.md", 3, 1, 'let pacts = Pacts(name: "x")\n')
+        self.assertIn('static let pacts = Pacts(name: "x")', snippets.convert([snippet]))
 
     def test_an_extension_is_refused_with_the_article_and_line(self):
         snippet = snippets.Snippet("Sources/Scenarios/Scenarios.docc/A.md", 3, 1, "extension Pet: Identifiable {}\n")
         with self.assertRaises(ValueError) as raised:
-            snippets.convert(snippet)
+            snippets.convert([snippet])
         self.assertIn("Sources/Scenarios/Scenarios.docc/A.md:3", str(raised.exception))
 
+    def test_writing_makes_one_file_per_article_in_both_targets(self):
+        os.makedirs(os.path.join(self.repo, "DocSnippets", "Sources", "DocSnippets", "Generated"))
+        stale = os.path.join(self.repo, "DocSnippets", "Sources", "DocSnippets", "Generated", "Gone_Article.swift")
+        open(stale, "w").close()
+        snippets.write(self.repo)
+        for target in snippets.TARGETS:
+            folder = os.path.join(self.repo, "DocSnippets", "Sources", target, "Generated")
+            self.assertEqual(os.listdir(folder), ["ContractTests_GettingStarted.swift"])
+
     def test_the_repositorys_articles_all_convert(self):
+        by_article = {}
         for snippet in snippets.find_snippets():
-            text = snippets.convert(snippet)
-            self.assertIn(f"enum {snippet.name} {{", text)
+            by_article.setdefault(snippet.article, []).append(snippet)
+        self.assertTrue(by_article)
+        for article, found in by_article.items():
+            self.assertIn(f"enum {found[0].namespace} {{", snippets.convert(found))
 
 
 if __name__ == "__main__":
