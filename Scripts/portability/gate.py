@@ -818,7 +818,7 @@ def compute_intervals(m: Masked, toks: list, match: dict) -> list:
 # ---------------------------------------------------------------------------- async contexts
 
 FUNCTION_KEYWORDS = {"func", "init", "deinit", "subscript"}
-ACCESSOR_KEYWORDS = {"get", "set", "willSet", "didSet", "_read", "_modify", "init"}
+ACCESSOR_KEYWORDS = {"get", "set", "willSet", "didSet", "_read", "_modify"}
 CONTROL_KEYWORDS = {"if", "guard", "else", "for", "while", "repeat", "do", "catch", "switch", "defer"}
 TYPE_KEYWORDS = {"struct", "class", "enum", "actor", "extension", "protocol"}
 # Calls whose trailing (or last) closure is an async operation, whatever its body says.
