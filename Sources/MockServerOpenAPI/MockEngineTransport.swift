@@ -33,6 +33,8 @@ import Scenarios
 /// carried.
 public struct MockEngineTransport: ClientTransport {
     public let engine: MockEngine
+    /// The pipeline it answers through: the engine behind an admin API of its own, built once.
+    let pipeline: Pipeline
     /// The longest wait for a byte, as `URLSessionConfiguration.timeoutIntervalForRequest`.
     public let timeout: Duration
     let sleepOnClock: @Sendable (Duration) async throws -> Void
@@ -46,6 +48,7 @@ public struct MockEngineTransport: ClientTransport {
     /// instant and exact).
     public init(engine: MockEngine, timeout: Duration = defaultTimeout, clock: some Clock<Duration> = ContinuousClock()) {
         self.engine = engine
+        pipeline = InProcessExchange.pipeline(for: engine)
         self.timeout = timeout
         sleepOnClock = { try await clock.sleep(for: $0) }
     }
@@ -55,8 +58,8 @@ public struct MockEngineTransport: ClientTransport {
         if let body { bytes = Data(try await ArraySlice(collecting: body, upTo: .max)) }
         var mockRequest = try Self.mockRequest(request, body: bytes, baseURL: baseURL, receivedAt: engine.timeSource.now())
         for hop in 0... {
-            let plan = answer(mockRequest)
-            let finish: @Sendable () -> Void = { [engine, receivedAt = mockRequest.receivedAt] in engine.completed(plan.journalID, receivedAt: receivedAt) }
+            let (plan, exchange) = InProcessExchange.answer(mockRequest, pipeline: pipeline)
+            let finish: @Sendable () -> Void = { exchange.finished() }
             do {
                 try await waitForByte(InProcessExchange.firstByteWait(plan))
                 if let next = try Self.redirect(mockRequest, plan: plan, hop: hop, now: engine.timeSource.now()) {
@@ -71,11 +74,6 @@ public struct MockEngineTransport: ClientTransport {
             }
         }
         preconditionFailure("unreachable: the redirect loop returns or throws")
-    }
-
-    /// The engine's answer, through the admin API as over a socket (`InProcessExchange.answer`).
-    func answer(_ request: MockRequest) -> ResponsePlan {
-        InProcessExchange.answer(request, engine: engine)
     }
 
     /// The response head at once, or the fault's error; the body as the plan paces it.

@@ -59,9 +59,9 @@ extension ServerTLS {
                 }
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: hostContext(for: name, fault: fault?.fault)))
-                    let engine = connection.engine
+                    let pipeline = connection.pipeline
                     try channel.pipeline.syncOperations.addHandler(HandshakeWatch(gate: gate) { error in
-                        Self.journalFailedHandshake(engine, name: name, error: error)
+                        Self.journalFailedHandshake(pipeline, name: name, error: error)
                     })
                 }.flatMap { [self] in
                     addHTTP(connection)
@@ -72,13 +72,12 @@ extension ServerTLS {
 
     /// A proxied TLS handshake that failed, journaled as a request nothing answered: the
     /// client's words (an alert such as unknown CA) and what usually fixes it.
-    private static func journalFailedHandshake(_ engine: MockEngine, name: String, error: any Error) {
-        let now = engine.timeSource.now()
+    private static func journalFailedHandshake(_ pipeline: Pipeline, name: String, error: any Error) {
+        let now = pipeline.engine.timeSource.now()
         let request = MockRequest(method: "CONNECT", uri: name, baseURL: "https://\(name)", receivedAt: now)
         let reason = "The TLS handshake for \(name) failed; a client must trust the local CA (mock-server ca --simulator booted, "
             + "or /__admin/ca.mobileconfig on a device). The TLS layer said: \(error)"
-        let id = engine.recordRejected(request, plan: .error(495, reason))
-        engine.completed(id, receivedAt: now)
+        pipeline.ended(request, .error(495, reason))
     }
 
     private static func gateMode(_ fault: TLSHandshake?, _ engine: MockEngine) -> HandshakeGate.Mode {

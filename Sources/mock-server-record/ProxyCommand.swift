@@ -67,7 +67,8 @@ struct ProxyCommand: AsyncParsableCommand {
         } catch {
             throw failForFixtures(error)
         }
-        let proxy = ChaosProxy(engine: engine, upstream: UpstreamProxy(upstream: upstreamURL, timeout: connection.upstreamTimeout, logger: logger))
+        // The server's pipeline plays the scenarios over the upstream's answers.
+        let proxy = UpstreamProxy(upstream: upstreamURL, timeout: connection.upstreamTimeout, logger: logger)
         let server = MockHTTPServer(engine: engine, configuration: ServerConfiguration(host: connection.host, port: connection.port, adminToken: adminToken),
                                     proxy: proxy, logger: logger)
         try await listen(server, stop: stop)

@@ -8,7 +8,7 @@ import Testing
     /// A loop, its queue, and a log of what ran when (in ms of virtual time).
     final class Rig {
         let loop = EmbeddedEventLoop()
-        lazy var queue = DelayQueue(eventLoop: loop, now: { [loop] in loop.now })
+        lazy var queue = DelayQueue(eventLoop: loop)
         var ran: [(label: String, at: Int64)] = []
         let start: NIODeadline
 

@@ -43,9 +43,9 @@ import Testing
         return (folder, try ScenarioFile.load(file), capture)
     }
 
-    static func engine(_ scenario: Scenario) -> ScenarioEngine {
-        ScenarioEngine(inner: ClosureResponder { _ in .error(404, "not captured") }, library: ScenarioLibrary([scenario]),
-                       current: scenario.name, seed: 0, timeScale: 1)
+    static func engine(_ scenario: Scenario) -> MockEngine {
+        // The scenario is the library's own: the engine cannot refuse it.
+        try! MockEngine(scenarios: [scenario], current: scenario.name, source: ClosureResponder { _ in .error(404, "not captured") })
     }
 
     static func files(in folder: URL) -> [String: Data] {

@@ -25,8 +25,7 @@ import Testing
     }
 
     static func answer(_ scenario: Scenario, _ request: MockRequest) -> ResponsePlan {
-        let engine = ScenarioEngine(inner: ClosureResponder { _ in .error(404, "not recorded") },
-                                    library: ScenarioLibrary([scenario]), current: scenario.name, seed: 0, timeScale: 1)
+        let engine = try! MockEngine(scenarios: [scenario], current: scenario.name, source: ClosureResponder { _ in .error(404, "not recorded") })
         return engine.respond(to: request)
     }
 
@@ -51,8 +50,7 @@ import Testing
         let scenario = try Self.load(book, files: files)
         #expect(scenario.rules.map(\.name) == ["GET /api/products?page_no=1", "GET /api/products"])
         let page = MockRequest(method: "GET", uri: "/api/products?page_no=1")
-        let engine = ScenarioEngine(inner: ClosureResponder { _ in .error(404, "not recorded") },
-                                    library: ScenarioLibrary([scenario]), current: "rec", seed: 0, timeScale: 1)
+        let engine = try MockEngine(scenarios: [scenario], current: "rec", source: ClosureResponder { _ in .error(404, "not recorded") })
         let bodies = (0..<3).map { _ in String(decoding: engine.respond(to: page).body, as: UTF8.self) }
         #expect(bodies == [#"{"total_count":1}"#, #"{"total_count":2}"#, #"{"total_count":2}"#])
         // Without the query the other rule answers; the first rule insists the query is absent.

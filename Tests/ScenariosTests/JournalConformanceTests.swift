@@ -48,7 +48,7 @@ import Testing
 
     @Test func aRequestTheTransportRefusedIsNotChecked() throws {
         let engine = try Self.engine(journalBodyLimit: 64 * 1024)
-        engine.recordRejected(Self.order(""), plan: .error(413, "too large"))
+        _ = Pipeline(engine: engine).rejected(Self.order(""), .error(413, "too large"))
         #expect(try #require(engine.journal.entries().first).violations.isEmpty)
     }
 }

@@ -5,10 +5,9 @@ import Testing
 /// Templated stubs answer from the request, in WireMock's words.
 @Suite struct ResponseTemplateTests {
     /// An engine playing one scenario of the given rules (JSON), over a responder that 404s.
-    static func engine(_ rules: String, seed: UInt64 = 0) throws -> ScenarioEngine {
+    static func engine(_ rules: String, seed: UInt64 = 0) throws -> MockEngine {
         let scenario = try ScenarioFile.parse(Data(#"{"version": 1, "name": "t", "rules": \#(rules)}"#.utf8), file: "t.json")
-        return ScenarioEngine(inner: ClosureResponder { _ in .error(404, "none") }, library: ScenarioLibrary([scenario]),
-                              current: "t", seed: seed, timeScale: 1)
+        return try MockEngine(scenarios: [scenario], current: "t", source: ClosureResponder { _ in .error(404, "none") }, seed: seed)
     }
 
     static let echo = #"""

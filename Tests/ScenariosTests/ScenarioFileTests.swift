@@ -75,8 +75,7 @@ import Testing
         let url = folder.appendingPathComponent("files.json")
         try Data(json.utf8).write(to: url)
         let scenario = try ScenarioFile.load(url)
-        let engine = ScenarioEngine(inner: ClosureResponder { _ in .error(404, "none") }, library: ScenarioLibrary([scenario]),
-                                    current: "files", seed: 0, timeScale: 1)
+        let engine = try MockEngine(scenarios: [scenario], current: "files", source: ClosureResponder { _ in .error(404, "none") })
         let plan = engine.respond(to: MockRequest(method: "GET", uri: "/menu", baseURL: "http://h:1"))
         #expect(String(decoding: plan.body, as: UTF8.self) == #"{"url":"http://h:1/x.png"}"#)
         #expect(plan.headers["Content-Type"] == "application/json; charset=utf-8", "the type follows the file's extension")
@@ -255,7 +254,7 @@ import Testing
 
     static func engine(_ tls: TLSHandshake, seed: UInt64 = 7) -> ScenarioEngine {
         let library = ScenarioLibrary([Scenario(name: "tls", tls: tls)])
-        return ScenarioEngine(inner: Router(routes: []), library: library, current: "tls", seed: seed, timeScale: 1)
+        return ScenarioEngine(library: library, current: "tls", seed: seed, timeScale: 1)
     }
 
     @Test func timesCountsConnectionsFromTheSelection() throws {

@@ -169,8 +169,9 @@ import Testing
         .json(200, #"{"items":[{"id":1,"name":"a"},{"id":2,"name":"b"}]}"#.data(using: .utf8)!).answered(by: "test.\(request.path)")
     }
 
-    func engine(_ scenarios: [Scenario], current: String, timeScale: Double = 1) -> ScenarioEngine {
-        ScenarioEngine(inner: Self.inner, library: ScenarioLibrary(scenarios), current: current, seed: 0, timeScale: timeScale)
+    func engine(_ scenarios: [Scenario], current: String, timeScale: Double = 1) -> MockEngine {
+        // Every scenario here is in the library: the engine cannot refuse `current`.
+        try! MockEngine(scenarios: scenarios, current: current, source: Self.inner, timeScale: timeScale)
     }
 
     @Test func defaultsApplyToEveryRouteAndTheTimeScaleShrinksThem() {
@@ -191,10 +192,10 @@ import Testing
         #expect(!outcome.conditional)
         // A plan's fault from before is cleared, as the outcome's nil fault did.
         let engine = engine([Scenario(name: "plain")], current: "plain")
-        let decided = try engine.decide(makeRequest("GET", "/menu")).get()
+        let decided = try engine.scenarios.decide(makeRequest("GET", "/menu")).get()
         var plan = ResponsePlan(status: 200)
         plan.fault = .hang
-        let finished = engine.finish(decided, base: plan, request: makeRequest("GET", "/menu"))
+        let finished = engine.scenarios.finish(decided, base: plan, request: makeRequest("GET", "/menu"))
         #expect(finished.fault == nil)
         #expect(finished.pacing == nil && finished.scenarioStep == nil && finished.delay == 0)
     }
@@ -223,7 +224,7 @@ import Testing
         #expect(status(nil) == 500)
         #expect(status("a", scenario: "happy-path") == 200)
         #expect(status("c", scenario: "nope") == 400)
-        engine.reset(session: "a")
+        engine.scenarios.reset(session: "a")
         #expect(status("a") == 500)
         #expect(status("b") == 200)
     }
@@ -232,13 +233,13 @@ import Testing
         let failing = Scenario(name: "once", rules: [Rule("r", .get("/menu"), .sequence([.status(500), .simulator], afterLast: .repeatLast))])
         let engine = engine([failing], current: "happy-path")
         #expect(engine.respond(to: makeRequest("GET", "/menu")).status == 200)
-        try engine.select("once")
-        #expect(engine.currentScenario == "once")
+        try engine.scenarios.select("once")
+        #expect(engine.scenarios.currentScenario == "once")
         #expect(engine.respond(to: makeRequest("GET", "/menu")).status == 500)
         #expect(engine.respond(to: makeRequest("GET", "/menu")).status == 200)
-        try engine.select("once")
+        try engine.scenarios.select("once")
         #expect(engine.respond(to: makeRequest("GET", "/menu")).status == 500)
-        #expect(throws: ScenarioSelectionError.self) { try engine.select("missing") }
+        #expect(throws: ScenarioSelectionError.self) { try engine.scenarios.select("missing") }
     }
 
     /// A session's runtime is found again without a lookup while the same session and
@@ -252,15 +253,15 @@ import Testing
             return engine.respond(to: makeRequest("GET", "/menu", headers: headers)).status
         }
         #expect([status("a"), status("a")] == [500, 200] as [Int])
-        engine.reset(session: "a")
+        engine.scenarios.reset(session: "a")
         #expect([status("a"), status("a")] == [500, 200] as [Int])
         #expect([status(nil), status(nil)] == [500, 200] as [Int])
-        engine.reset()
-        let fresh = engine.snapshot()
+        engine.scenarios.reset()
+        let fresh = engine.scenarios.snapshot()
         #expect([status(nil), status("a")] == [500, 500] as [Int])
-        engine.restore(fresh)
+        engine.scenarios.restore(fresh)
         #expect([status("a"), status(nil)] == [500, 500] as [Int])
-        engine.restore(engine.snapshot())
+        engine.scenarios.restore(engine.scenarios.snapshot())
         #expect([status("a"), status(nil)] == [200, 200] as [Int])
     }
 
@@ -274,12 +275,12 @@ import Testing
         }
         #expect([status("first"), status("first")] == [500, 500] as [Int])
         for index in 0..<ScenarioEngine.maxSessions { _ = status("s\(index)") }
-        let sessions = engine.snapshot().sessions
+        let sessions = engine.scenarios.snapshot().sessions
         #expect(sessions.count == ScenarioEngine.maxSessions)
         #expect(sessions["first"] == nil)
         #expect(sessions["s\(ScenarioEngine.maxSessions - 1)"] != nil)
         #expect([status("first"), status("first"), status("first")] == [500, 500, 200] as [Int])
-        #expect(engine.snapshot().sessions.count == ScenarioEngine.maxSessions)
+        #expect(engine.scenarios.snapshot().sessions.count == ScenarioEngine.maxSessions)
     }
 
     @Test func stubsFaultsAndTransforms() {

@@ -81,7 +81,7 @@ enum FuzzProxy {
             try HTTP1Pipeline.installForwardProxy(on: channel, engine: engine, limits: ConnectionLimits(maxHeadSize: 8 * 1024),
                                                   maxRequestBodySize: 64 * 1024, fallbackBaseURL: "http://127.0.0.1:1",
                                                   logger: Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() }),
-                                                  now: { loop.now }, proxyToken: token)
+                                                  proxyToken: token)
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         } catch {
             FuzzDriver.fail("cannot set up the pipeline: \(error)")

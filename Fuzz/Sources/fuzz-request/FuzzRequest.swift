@@ -27,7 +27,7 @@ enum FuzzRequest {
         do {
             try HTTP1Pipeline.install(on: channel, engine: engine, limits: ConnectionLimits(maxHeadSize: 8 * 1024),
                                       maxRequestBodySize: 64 * 1024, fallbackBaseURL: "http://127.0.0.1:1",
-                                      logger: Logger(label: "fuzz"), now: { loop.now })
+                                      logger: Logger(label: "fuzz"))
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         } catch {
             FuzzDriver.fail("cannot set up the pipeline: \(error)")

@@ -1,4 +1,6 @@
 import Foundation
+import MockServer
+import Scenarios
 
 extension TestMockServer {
     /// Answers requests to `hosts` from this server's engine, in process, until the
@@ -44,7 +46,8 @@ extension TestMockServer {
         let names = parsed.map(\.host)
         let holder = InterceptionLocks.current ?? InterceptionLocks.Holder(madeBy: TaskIdentity.current)
         try await InterceptionLocks.shared.acquire(names, for: holder)
-        let id = InterceptionTable.shared.add(parsed, engine: engine, requestTimeout: MockURLProtocol.defaultRequestTimeout)
+        let pipeline = await server.pipeline ?? InProcessExchange.pipeline(for: engine)
+        let id = InterceptionTable.shared.add(parsed, pipeline: pipeline, requestTimeout: MockURLProtocol.defaultRequestTimeout)
         return HostInterception(hosts: parsed, id: id, names: names, holder: holder)
     }
 

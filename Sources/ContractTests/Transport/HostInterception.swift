@@ -75,11 +75,11 @@ final class InterceptionTable: Sendable {
 
     private let state = Locked((next: 1, active: [Interception]()))
 
-    func add(_ hosts: [InterceptedHost], engine: MockEngine, requestTimeout: TimeInterval) -> Int {
+    func add(_ hosts: [InterceptedHost], pipeline: Pipeline, requestTimeout: TimeInterval) -> Int {
         state.withLock { state in
             let id = state.next
             state.next += 1
-            state.active.append(Interception(id: id, hosts: hosts, answerer: InProcessRegistry.Entry(engine: engine, requestTimeout: requestTimeout)))
+            state.active.append(Interception(id: id, hosts: hosts, answerer: InProcessRegistry.Entry(pipeline: pipeline, requestTimeout: requestTimeout)))
             return id
         }
     }

@@ -65,7 +65,8 @@ final class InProcessRegistry: Sendable {
     static let configurationsPerEngine = 64
 
     struct Entry {
-        let engine: MockEngine
+        /// The pipeline of the engine's server: in process, requests get its answers.
+        let pipeline: Pipeline
         let requestTimeout: TimeInterval
         /// This engine's slots, oldest first.
         var slots: [Int] = []
@@ -80,8 +81,8 @@ final class InProcessRegistry: Sendable {
 
     private let state = Locked(State())
 
-    func add(_ engine: MockEngine, requestTimeout: TimeInterval, authority: String) {
-        state.withLock { $0.entries[authority] = Entry(engine: engine, requestTimeout: requestTimeout) }
+    func add(_ pipeline: Pipeline, requestTimeout: TimeInterval, authority: String) {
+        state.withLock { $0.entries[authority] = Entry(pipeline: pipeline, requestTimeout: requestTimeout) }
     }
 
     func remove(_ authority: String) {

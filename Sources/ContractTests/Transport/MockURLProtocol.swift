@@ -37,7 +37,9 @@ public class MockURLProtocol: URLProtocol {
         let server = MockHTTPServer(engine: engine, logger: logger)
         let address = try await server.start()
         let authority = "127.0.0.1:\(address.port)"
-        InProcessRegistry.shared.add(engine, requestTimeout: requestTimeout, authority: authority)
+        // The listener's own pipeline: a request answers alike over its socket and in process.
+        let pipeline = await server.pipeline ?? InProcessExchange.pipeline(for: engine)
+        InProcessRegistry.shared.add(pipeline, requestTimeout: requestTimeout, authority: authority)
         return InProcessRegistration(baseURL: address.url, authority: authority, server: server)
     }
 
@@ -128,18 +130,18 @@ public class MockURLProtocol: URLProtocol {
     /// Answers `request` from its engine; a redirect's next request is answered the same
     /// way (`hop` counts them).
     private func load(_ request: URLRequest, hop: Int) {
-        guard let url = request.url, let engine = type(of: self).answerer(for: url)?.engine else {
+        guard let url = request.url, let pipeline = type(of: self).answerer(for: url)?.pipeline else {
             fail(URLError(.cannotConnectToHost))
             return
         }
         let mockRequest: MockRequest
         do {
-            mockRequest = try self.mockRequest(request, engine: engine, url: url)
+            mockRequest = try self.mockRequest(request, engine: pipeline.engine, url: url)
         } catch {
             fail(error)
             return
         }
-        let plan = InProcessExchange.answer(mockRequest, engine: engine)
+        let (plan, exchange) = InProcessExchange.answer(mockRequest, pipeline: pipeline)
         let this = Unchecked(self)
         let timeout = timeout(for: request)
         // No byte for longer than the timeout (a hang, or a delay past it): URLSession's
@@ -149,13 +151,12 @@ public class MockURLProtocol: URLProtocol {
             return
         }
         let body = mockRequest.body
-        let receivedAt = mockRequest.receivedAt
         // Once the answer's last byte (or its fault) is handed over, its end goes into the
         // journal, as a socket server's does when the response is written; not for a load
         // stopped before then, nor for one that times out (a hang, a pause too long).
         let ended: @Sendable () -> Void = {
             guard !this.value.isCancelled else { return }
-            engine.completed(plan.journalID, receivedAt: receivedAt)
+            exchange.finished()
         }
         after(plan.delay) { this.value.deliver(plan, request: request, body: body, hop: hop, ended: ended) }
     }

@@ -1,10 +1,11 @@
 import Foundation
 import Scenarios
 
-/// The admin API under `/__admin` (JSON in and out). Everything else goes to the engine.
-/// Admin calls are journaled too, marked `admin.*`, so nothing the server received is
-/// missing from the journal.
-public struct AdminAPI: Responder {
+/// The admin API under `/__admin` (JSON in and out): the control plane a server puts ahead
+/// of its engine in its `Pipeline`. Built once per server, so it answers alike over sockets
+/// and in process. Its calls are journaled too (by the pipeline), marked `admin.*`, so
+/// nothing the server received is missing from the journal.
+public struct AdminAPI: ControlPlane, Responder {
     public static let prefix = "/__admin"
     private static let prefixBytes = Array(prefix.utf8)
     public static let version = "0.4.0"
@@ -51,16 +52,25 @@ public struct AdminAPI: Responder {
         return next == nil || next == UInt8(ascii: "/") || next == UInt8(ascii: "?")
     }
 
-    public func respond(to request: MockRequest) -> ResponsePlan {
-        guard Self.handles(request.path) else {
-            return engine.respond(to: request)
-        }
+    /// Whether `request` is the admin API's: its path is under `/__admin`.
+    public func handles(_ request: MockRequest) -> Bool {
+        Self.handles(target: request.path)
+    }
+
+    /// The admin route's answer to `request`, or 401 without the token. Not journaled here:
+    /// the pipeline journals it.
+    public func answer(_ request: MockRequest) -> ResponsePlan {
         // A wrong method on an admin path is the router's 405 with Allow.
         // The PAC file is read by the system's proxy settings, which send no token; it tells
         // only which hosts go to the proxy.
-        var plan = authorized(request) || request.path == Self.proxyPACPath ? router.respond(to: request) : Self.unauthorized
-        plan.journalID = engine.record(request, plan)
-        return plan
+        authorized(request) || request.path == Self.proxyPACPath ? router.respond(to: request) : Self.unauthorized
+    }
+
+    /// The answer to `request` through a pipeline with this admin API ahead of its engine,
+    /// journaled. A server's transports share one pipeline (`MockHTTPServer.pipeline`);
+    /// this makes one per call, for tools and tests.
+    public func respond(to request: MockRequest) -> ResponsePlan {
+        Pipeline(engine: engine, control: self).answer(request).plan
     }
 
     /// Whether `request` carries the admin token (always, when none is set). Compared in

@@ -9,15 +9,21 @@ public enum InProcessExchange {
     /// URLSession's limit on redirects in a row (`URLError.httpTooManyRedirects` past it).
     public static let maximumRedirects = 16
 
-    /// The engine's answer to `request`, through the admin API as over a socket (so
-    /// `/__admin` calls work). No socket carries the body here, so its time on the network
+    /// The pipeline's answer to `request`, as over a socket (its admin API answers
+    /// `/__admin` calls). No socket carries the body here, so its time on the network
     /// profile's uplink is added to the delay.
-    public static func answer(_ request: MockRequest, engine: MockEngine) -> ResponsePlan {
-        var plan = AdminAPI(engine: engine).respond(to: request)
-        if let profile = plan.network {
-            plan.delay += profile.uploadDuration(bytes: request.body.count) * engine.configuration.timeScale
+    public static func answer(_ request: MockRequest, pipeline: Pipeline) -> (plan: ResponsePlan, exchange: Exchange) {
+        var answer = pipeline.answer(request)
+        if let profile = answer.plan.network {
+            answer.plan.delay += profile.uploadDuration(bytes: request.body.count) * pipeline.engine.configuration.timeScale
         }
-        return plan
+        return answer
+    }
+
+    /// A pipeline for an in-process transport that no server's pipeline answers for: the
+    /// engine behind an admin API of its own (no token). Make it once per transport.
+    public static func pipeline(for engine: MockEngine) -> Pipeline {
+        Pipeline(engine: engine, control: AdminAPI(engine: engine))
     }
 
     /// How long the client waits for the answer's first byte, in plan time: the delay, or

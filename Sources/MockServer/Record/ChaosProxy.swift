@@ -1,11 +1,15 @@
 import Scenarios
 
-/// A chaos proxy: forwards to a real server and plays the engine's scenarios over its
-/// answers. A rule whose outcome is the simulator's answer gets the real one, delayed,
-/// throttled, transformed or cut as the outcome says; a stub rule answers without
-/// reaching the upstream; sequences, state machines and seeded probabilities work as on
-/// the mock, per `X-Mock-Session`. Network profiles apply too. Every exchange is journaled
-/// (the dashboard shows it), nothing is recorded.
+/// A chaos proxy: a server whose source is a real server. Give `MockHTTPServer` an
+/// upstream (`proxy:`) and its pipeline plays the engine's scenarios over the upstream's
+/// answers: a rule whose outcome is the API's answer gets the real one, delayed, throttled,
+/// transformed or cut as the outcome says; a stub rule answers without reaching the
+/// upstream; sequences, state machines and seeded probabilities work as on the mock, per
+/// `X-Mock-Session`. Network profiles apply too, and every exchange is journaled.
+///
+/// This type only names that arrangement: it answers as `upstream` does, and the server's
+/// pipeline does the rest.
+@available(*, deprecated, message: "pass the upstream itself as MockHTTPServer's proxy: its pipeline plays the scenarios over every upstream")
 public struct ChaosProxy: AsyncResponder {
     public let engine: MockEngine
     public let upstream: any AsyncResponder
@@ -16,7 +20,6 @@ public struct ChaosProxy: AsyncResponder {
     }
 
     public func respond(to request: MockRequest, target: String) async -> ResponsePlan {
-        let upstream = upstream
-        return await engine.plan(for: request) { forwarded in await upstream.respond(to: forwarded, target: target) }
+        await upstream.respond(to: request, target: target)
     }
 }

@@ -77,7 +77,7 @@ struct HARURL: Sendable, Equatable {
             }
             port = number
         }
-        guard !host.isEmpty, HTTPRequestHandler.isPlainHost(String(host)) else {
+        guard !host.isEmpty, HTTPConnectionHandler.isPlainHost(String(host)) else {
             return .invalid(reason: "\"\(text)\" has a host that is not a plain host name or address")
         }
 

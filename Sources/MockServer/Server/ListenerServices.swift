@@ -6,8 +6,9 @@ import Scenarios
 /// handlers are put together: the server's port, its HTTPS port and its proxy port all
 /// build theirs here, as does a proxy tunnel once it knows what it carries.
 struct ListenerServices: Sendable {
-    let engine: MockEngine
-    let responder: AdminAPI
+    /// The server's one pipeline (its admin API ahead of its engine).
+    let pipeline: Pipeline
+    var engine: MockEngine { pipeline.engine }
     /// Answers everything outside the admin API (recording through a proxy), when set.
     let recordingProxy: (any AsyncResponder)?
     let limits: ConnectionLimits
@@ -18,7 +19,7 @@ struct ListenerServices: Sendable {
     /// Adds the HTTP/1.1 handlers to `channel` (after a TLS handler, on an HTTPS connection).
     /// `forwardProxy`: the connection is the proxy port's, which also takes proxy requests.
     func addHTTP1(_ channel: any Channel, scheme: String, fallbackBaseURL: String, forwardProxy: ProxyContext? = nil) throws {
-        try HTTP1Pipeline.add(to: channel, engine: engine, responder: responder, proxy: recordingProxy, limits: limits,
+        try HTTP1Pipeline.add(to: channel, pipeline: pipeline, proxy: recordingProxy, limits: limits,
                               maxRequestBodySize: maxRequestBodySize, fallbackBaseURL: fallbackBaseURL, logger: logger,
                               delays: delays.queue(for: channel.eventLoop), scheme: scheme, forwardProxy: forwardProxy)
     }
@@ -28,7 +29,7 @@ struct ListenerServices: Sendable {
     /// a stream is one request.
     func streamResponders(_ channel: any Channel, _ framing: any StreamFraming, fallbackBaseURL: String) -> StreamResponders {
         StreamResponders(shared: NIOLoopBound(ConnectionShared(
-            engine: engine, responder: responder, proxy: recordingProxy, maxRequestBodySize: maxRequestBodySize,
+            pipeline: pipeline, proxy: recordingProxy, maxRequestBodySize: maxRequestBodySize,
             fallbackBaseURL: fallbackBaseURL, logger: logger, delays: delays.queue(for: channel.eventLoop), limits: limits,
             scheme: "https", http2: framing), eventLoop: channel.eventLoop))
     }
@@ -38,7 +39,7 @@ struct ListenerServices: Sendable {
     /// `fallbackBaseURL()` when a request names no plain host.
     func secureConnection(_ channel: any Channel, fallbackBaseURL: @escaping @Sendable () -> String) -> SecureConnection {
         SecureConnection(
-            channel: channel, engine: engine, limits: limits,
+            channel: channel, pipeline: pipeline, limits: limits,
             addHTTP1: { channel in try addHTTP1(channel, scheme: "https", fallbackBaseURL: fallbackBaseURL()) },
             streamResponders: { channel, framing in streamResponders(channel, framing, fallbackBaseURL: fallbackBaseURL()) })
     }

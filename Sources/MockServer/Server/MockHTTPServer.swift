@@ -37,6 +37,10 @@ public actor MockHTTPServer {
     private let proxyFacts = ProxyFacts()
     /// This start's HTTPS (its CA and certificate) when the server speaks HTTPS.
     package private(set) var secureListener: SecureListener?
+    /// The pipeline every port of this start answers through (its admin API, with the
+    /// token, the CA and the proxy, ahead of the engine); nil until started. An in-process
+    /// transport for the same engine answers through it too, so the two answer alike.
+    public private(set) var pipeline: Pipeline?
     public private(set) var state: State = .initial
 
     public init(
@@ -81,7 +85,9 @@ public actor MockHTTPServer {
                         "maxBodyBytes": .number(Double(maxBody)),
                         "writeBufferHighBytes": .number(Double(limits.writeBufferHigh))]]
         }, proxy: proxyFacts)
-        let services = ListenerServices(engine: engine, responder: responder, recordingProxy: proxy, limits: limits,
+        let pipeline = Pipeline(engine: engine, control: responder)
+        self.pipeline = pipeline
+        let services = ListenerServices(pipeline: pipeline, recordingProxy: proxy, limits: limits,
                                         maxRequestBodySize: maxBody, logger: logger, delays: DelayQueues())
         let fallbackHost = Self.urlHost(Self.reachableHost(configuration.host))
         let portBox = Locked(0)

@@ -49,7 +49,9 @@ public struct SecureListener: Sendable {
 /// has counted it: the listener adds its handlers, then HTTP/1.1 or multiplexed streams.
 package struct SecureConnection: Sendable {
     package let channel: any Channel
-    package let engine: MockEngine
+    /// The server's pipeline (a failed handshake is journaled through it).
+    package let pipeline: Pipeline
+    package var engine: MockEngine { pipeline.engine }
     package let limits: ConnectionLimits
     /// Adds the HTTP/1.1 handlers to `channel` (after the TLS handler).
     package let addHTTP1: @Sendable (any Channel) throws -> Void
@@ -65,7 +67,7 @@ package struct StreamResponders: Sendable {
 
     /// Adds a stream's request handler (its only handler) to `stream`.
     package func addHandler(to stream: any Channel) throws {
-        try stream.pipeline.syncOperations.addHandler(HTTPRequestHandler(shared: shared.value))
+        try stream.pipeline.syncOperations.addHandler(HTTPConnectionHandler(shared: shared.value))
     }
 }
 

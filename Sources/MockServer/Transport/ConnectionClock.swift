@@ -2,7 +2,7 @@ import NIOCore
 
 /// Sits before the HTTP decoder and watches bytes, not messages: the deadlines of a
 /// connection's phases and the size of a request head (NIO's decoder bounds header fields
-/// but not the request line). It never answers; it tells `HTTPRequestHandler`, which
+/// but not the request line). It never answers; it tells `HTTPConnectionHandler`, which
 /// does, through a `ConnectionClockEvent`.
 ///
 /// Phases (the request handler moves them):
@@ -19,8 +19,8 @@ final class ConnectionClock: ChannelInboundHandler, RemovableChannelHandler {
     private let limits: ConnectionLimits
     @exclusivity(unchecked) private var phase = Phase.idle
     @exclusivity(unchecked) private var deadline: NIODeadline?
-    @exclusivity(unchecked) private var lastByte = NIODeadline.now()
-    @exclusivity(unchecked) private var headStart = NIODeadline.now()
+    @exclusivity(unchecked) private var lastByte = NIODeadline.uptimeNanoseconds(0)
+    @exclusivity(unchecked) private var headStart = NIODeadline.uptimeNanoseconds(0)
     /// When the one scheduled timer fires (it may fire early and re-arm).
     @exclusivity(unchecked) private var timerAt: NIODeadline?
     @exclusivity(unchecked) private var timer: Scheduled<Void>?
@@ -55,12 +55,12 @@ final class ConnectionClock: ChannelInboundHandler, RemovableChannelHandler {
             // The head deadline is armed only if the head is still incomplete after this
             // read (below): a head that comes in one read costs no timer.
             phase = .head
-            headStart = .now()
+            headStart = context.eventLoop.now
             headBytes += bytes
         case .head:
             headBytes += bytes
         case .body:
-            lastByte = .now()
+            lastByte = context.eventLoop.now
         case .responding, .done:
             break
         }
@@ -76,11 +76,14 @@ final class ConnectionClock: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
+    /// The loop's clock: an `EmbeddedEventLoop`'s own in tests.
+    private var now: NIODeadline { context?.eventLoop.now ?? .now() }
+
     // MARK: Moved by the request handler
 
     func headArrived() {
         headBytes = 0
-        lastByte = .now()
+        lastByte = now
         enter(.body)
     }
 
@@ -91,7 +94,7 @@ final class ConnectionClock: ChannelInboundHandler, RemovableChannelHandler {
     func bodyHeld() { enter(.responding) }
 
     func bodyResumed() {
-        lastByte = .now()
+        lastByte = now
         enter(.body)
     }
 
@@ -109,7 +112,7 @@ final class ConnectionClock: ChannelInboundHandler, RemovableChannelHandler {
         guard phase != .done else { return }
         phase = next
         switch next {
-        case .idle: arm(.now() + limits.idleTimeout)
+        case .idle: arm(now + limits.idleTimeout)
         case .head: arm(headStart + limits.headTimeout)
         case .body: arm(lastByte + limits.idleTimeout)
         case .responding, .done:
@@ -135,7 +138,7 @@ final class ConnectionClock: ChannelInboundHandler, RemovableChannelHandler {
         timerAt = nil
         guard let context, let deadline else { return }
         let effective = phase == .body ? lastByte + limits.idleTimeout : deadline
-        if effective > .now() {
+        if effective > context.eventLoop.now {
             arm(effective)
             return
         }

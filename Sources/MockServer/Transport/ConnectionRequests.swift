@@ -9,8 +9,9 @@ import Scenarios
 /// again.
 final class ConnectionShared {
     let engine: MockEngine
-    let responder: any Responder
-    /// Answers everything outside the admin API later (recording through a proxy).
+    /// The server's pipeline: every request is answered and journaled through it.
+    let pipeline: Pipeline
+    /// The source in place of the APIs, answering later (a proxy to a real server).
     let proxy: (any AsyncResponder)?
     let maxRequestBodySize: Int
     /// How absolute URLs in answers start when the request names no plain host.
@@ -21,21 +22,22 @@ final class ConnectionShared {
     let limits: ConnectionLimits
     /// `http` or `https`: how absolute URLs in answers start.
     let scheme: String
-    /// Set on an HTTP/2 connection: requests are read and answered in its frames, and
-    /// faults become frames (`HTTPRequestHandler+Streams`).
+    /// Set on an HTTP/2 connection: requests are read from its frames.
     let http2: (any StreamFraming)?
+    /// How answers go on the wire: the HTTP/2 framing, or HTTP/1.1 bytes.
+    let writer: any ResponseWriter
     /// Requests begun on this connection (the first one pays the link's setup).
     let requests = ConnectionRequests()
     /// Set on the proxy port's connections: `CONNECT` and absolute-form requests are
-    /// proxy requests (`HTTPRequestHandler+Proxy`).
+    /// proxy requests (`ForwardProxyHandler`).
     let forwardProxy: ProxyContext?
 
-    init(engine: MockEngine, responder: any Responder, proxy: (any AsyncResponder)?, maxRequestBodySize: Int,
+    init(pipeline: Pipeline, proxy: (any AsyncResponder)?, maxRequestBodySize: Int,
          fallbackBaseURL: String, logger: Logger, delays: DelayQueue, limits: ConnectionLimits, scheme: String,
          http2: (any StreamFraming)? = nil, forwardProxy: ProxyContext? = nil) {
         self.forwardProxy = forwardProxy
-        self.engine = engine
-        self.responder = responder
+        self.engine = pipeline.engine
+        self.pipeline = pipeline
         self.proxy = proxy
         self.maxRequestBodySize = maxRequestBodySize
         self.fallbackBaseURL = fallbackBaseURL
@@ -44,19 +46,19 @@ final class ConnectionShared {
         self.limits = limits
         self.scheme = scheme
         self.http2 = http2
+        writer = http2 ?? HTTP1ResponseWriter(requests: requests)
     }
 
-    /// The responder's plan for `request`. Called here rather than as
-    /// `shared.responder.respond(to:)`, which copies the existential (and the admin API's
-    /// fields in it) out of this object before every call.
-    func respond(to request: MockRequest) -> ResponsePlan {
-        responder.respond(to: request)
+    /// The pipeline's answer to `request`. Called here rather than as
+    /// `shared.pipeline.answer(_:)`, which copies the pipeline (and the control plane's
+    /// existential in it) out of this object before every call.
+    func answer(_ request: MockRequest) -> (plan: ResponsePlan, exchange: Exchange) {
+        pipeline.answer(request)
     }
 
-    /// Tells the journal how long an answer took. Here for the same reason: the engine
-    /// read out of this object would be retained and released around the call.
-    func completed(_ id: UInt64?, receivedAt: Date) {
-        engine.completed(id, receivedAt: receivedAt)
+    /// A request the transport answers itself, journaled by the pipeline.
+    func rejected(_ request: MockRequest, _ plan: ResponsePlan) -> (plan: ResponsePlan, exchange: Exchange) {
+        pipeline.rejected(request, plan)
     }
 }
 

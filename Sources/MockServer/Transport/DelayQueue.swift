@@ -20,17 +20,15 @@ final class DelayQueue {
     }
 
     private let eventLoop: any EventLoop
-    private let now: () -> NIODeadline
     /// The loop's whole answers kept for reuse (`ResponseCache`): like the delays, shared
     /// by the loop's connections and used only on the loop, so it lives beside them.
     let responses = ResponseCache()
     @exclusivity(unchecked) private var entries = CircularBuffer<Entry>(initialCapacity: 64)
     @exclusivity(unchecked) private var armed: (deadline: NIODeadline, task: Scheduled<Void>)?
 
-    /// `now` is the loop's clock (an `EmbeddedEventLoop`'s in tests).
-    init(eventLoop: any EventLoop, now: @escaping () -> NIODeadline = NIODeadline.now) {
+    /// Deadlines are on the loop's clock (`EventLoop.now`: an `EmbeddedEventLoop`'s own in tests).
+    init(eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
-        self.now = now
     }
 
     /// How many actions wait (for tests).
@@ -65,7 +63,7 @@ final class DelayQueue {
 
     private func fire() {
         armed = nil
-        let now = now()
+        let now = eventLoop.now
         while let first = entries.first, first.deadline <= now {
             entries.removeFirst()
             first.action()

@@ -4,8 +4,9 @@ import NIOHTTP1
 import Scenarios
 
 /// The handlers of one HTTP/1.1 connection (after the TLS handler on an HTTPS one): the
-/// clock watches bytes (deadlines, head size); NIO's decoder parses requests;
-/// `HTTPRequestHandler` writes responses as bytes and keeps pipelined requests in order.
+/// clock watches bytes (deadlines, head size); NIO's decoder parses requests; on the proxy
+/// port `ForwardProxyHandler` takes the proxy's requests; `HTTPConnectionHandler` answers
+/// the rest, in order.
 ///
 /// `MockHTTPServer` installs it on every connection. The request and proxy fuzzers (the
 /// `Fuzz` package) install the same on an `EmbeddedChannel` through this SPI, so they need
@@ -19,7 +20,7 @@ import Scenarios
         return decoderLimits
     }
 
-    static func add(to channel: any Channel, engine: MockEngine, responder: any Responder, proxy: (any AsyncResponder)?,
+    static func add(to channel: any Channel, pipeline: Pipeline, proxy: (any AsyncResponder)?,
                     limits: ConnectionLimits, maxRequestBodySize: Int, fallbackBaseURL: String, logger: Logger,
                     delays: DelayQueue, scheme: String, forwardProxy: ProxyContext? = nil) throws {
         let sync = channel.pipeline.syncOperations
@@ -30,20 +31,20 @@ import Scenarios
         try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(
             leftOverBytesStrategy: forwardProxy == nil ? .dropBytes : .forwardBytes, informationalResponseStrategy: .drop,
             limitConfiguration: decoderLimits(limits))))
-        let shared = ConnectionShared(engine: engine, responder: responder, proxy: proxy, maxRequestBodySize: maxRequestBodySize,
+        let shared = ConnectionShared(pipeline: pipeline, proxy: proxy, maxRequestBodySize: maxRequestBodySize,
                                       fallbackBaseURL: fallbackBaseURL, logger: logger, delays: delays, limits: limits, scheme: scheme,
                                       forwardProxy: forwardProxy)
-        try sync.addHandler(HTTPRequestHandler(shared: shared, clock: clock))
+        if let forwardProxy { try sync.addHandler(ForwardProxyHandler(proxy: forwardProxy, shared: shared, clock: clock)) }
+        try sync.addHandler(HTTPConnectionHandler(shared: shared, clock: clock))
     }
 
     /// Installs a plain-HTTP connection's handlers on `channel`, answering from `engine`
-    /// behind its admin API; `now` is the event loop's clock (an `EmbeddedEventLoop`'s own).
+    /// behind its admin API. Time is the channel's event loop's (an `EmbeddedEventLoop`'s own).
     @_spi(Fuzzing) public static func install(on channel: any Channel, engine: MockEngine, limits: ConnectionLimits,
-                                              maxRequestBodySize: Int, fallbackBaseURL: String, logger: Logger,
-                                              now: @escaping () -> NIODeadline) throws {
-        try add(to: channel, engine: engine, responder: AdminAPI(engine: engine), proxy: nil, limits: limits,
+                                              maxRequestBodySize: Int, fallbackBaseURL: String, logger: Logger) throws {
+        try add(to: channel, pipeline: Pipeline(engine: engine, control: AdminAPI(engine: engine)), proxy: nil, limits: limits,
                 maxRequestBodySize: maxRequestBodySize, fallbackBaseURL: fallbackBaseURL, logger: logger,
-                delays: DelayQueue(eventLoop: channel.eventLoop, now: now), scheme: "http")
+                delays: DelayQueue(eventLoop: channel.eventLoop), scheme: "http")
     }
 
     /// Installs a forward proxy port's handlers on `channel`, as `install` does a plain
@@ -53,9 +54,9 @@ import Scenarios
     /// `Proxy-Authorization`. Call on the channel's event loop.
     @_spi(Fuzzing) public static func installForwardProxy(on channel: any Channel, engine: MockEngine, limits: ConnectionLimits,
                                                           maxRequestBodySize: Int, fallbackBaseURL: String, logger: Logger,
-                                                          now: @escaping () -> NIODeadline, proxyToken: String?) throws {
-        let delays = DelayQueues(DelayQueue(eventLoop: channel.eventLoop, now: now), on: channel.eventLoop)
-        let services = ListenerServices(engine: engine, responder: AdminAPI(engine: engine), recordingProxy: nil, limits: limits,
+                                                          proxyToken: String?) throws {
+        let delays = DelayQueues(DelayQueue(eventLoop: channel.eventLoop), on: channel.eventLoop)
+        let services = ListenerServices(pipeline: Pipeline(engine: engine, control: AdminAPI(engine: engine)), recordingProxy: nil, limits: limits,
                                         maxRequestBodySize: maxRequestBodySize, logger: logger, delays: delays)
         let proxy = ProxyContext(settings: ForwardProxy(passThrough: false), mappedHosts: ForwardProxy.mappedHosts(of: engine),
                                  token: proxyToken, services: services, secure: nil, exposed: false)

@@ -25,7 +25,7 @@ import Scenarios
 /// gets a second chance), so a stream of answers that never repeat (a transform, a created
 /// product) cannot push out the ones that do. Used only on its event loop, like the
 /// `DelayQueue` that holds it.
-final class ResponseCache {
+package final class ResponseCache {
     static let slots = 16
     /// Larger bodies are copied into each answer: an image of megabytes is not kept.
     static let maxBodyBytes = 16 * 1024
@@ -40,7 +40,7 @@ final class ResponseCache {
     }
 
     /// An HTTP/2 answer: the HEADERS frame and the DATA frame's bytes.
-    typealias Frames = StreamAnswer
+    package typealias Frames = StreamAnswer
 
     private struct Entry {
         let status: Int
@@ -65,7 +65,7 @@ final class ResponseCache {
     var count: Int { entries.count }
 
     /// Whether an answer with this body may be kept.
-    static func admits(_ body: Data) -> Bool {
+    package static func admits(_ body: Data) -> Bool {
         body.count >= minBodyBytes && body.count <= maxBodyBytes
     }
 
@@ -82,13 +82,13 @@ final class ResponseCache {
 
     /// The HTTP/2 frames kept for this status, header list and body (its whole length in
     /// `content-length`).
-    func frames(status: Int, headers: HeaderFields, body: Data) -> Frames? {
+    package func frames(status: Int, headers: HeaderFields, body: Data) -> Frames? {
         guard let index = find(status: status, form: .http2, headers: headers, body: body), let head = entries[index].head else { return nil }
         return Frames(head: head, body: entries[index].bytes)
     }
 
     /// Keeps the HTTP/2 frames just made for these parts.
-    func keep(_ frames: Frames, status: Int, headers: HeaderFields, body: Data) {
+    package func keep(_ frames: Frames, status: Int, headers: HeaderFields, body: Data) {
         insert(Entry(status: status, form: .http2, headers: headers, body: body, bytes: frames.body, head: frames.head,
                      referenced: false))
     }

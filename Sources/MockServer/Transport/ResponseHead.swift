@@ -38,7 +38,7 @@ enum ResponseHead {
 
     /// Writes the status line, `headers` (except the framing and connection headers, which
     /// this sets), and the blank line. The caller has checked `headers.areWritable`
-    /// (`HTTPRequestHandler.carryOut` does, once per plan).
+    /// (`ResponseWriter.canWrite` does, once per plan).
     static func write(status: Int, http10: Bool = false, headers: HeaderFields, framing: Framing, keepAlive: Bool,
                       into buffer: inout ByteBuffer) {
         writeStatusLine(status: status, http10: http10, into: &buffer)

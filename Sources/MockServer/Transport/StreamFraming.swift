@@ -2,14 +2,14 @@ import NIOCore
 import NIOHTTP1
 import Scenarios
 
-/// How the request handler of one stream of a multiplexed connection (an HTTP/2 stream)
-/// reads its request and writes its answer: the connection's framing, shared by its
-/// streams' handlers. `MockServerTLS` provides the one conformance (HTTP/2 by ALPN); the
-/// core names no frame type, so scenarios, the journal, the admin API, delays, pacing and
-/// network profiles stay the same code on both protocols.
+/// How the handler of one stream of a multiplexed connection (an HTTP/2 stream) reads its
+/// request, and (as its `ResponseWriter`) writes its answer: the connection's framing,
+/// shared by its streams' handlers. `MockServerTLS` provides the one conformance (HTTP/2 by
+/// ALPN); the core names no frame type, so scenarios, the journal, the admin API, delays,
+/// pacing and network profiles stay the same code on both protocols.
 ///
 /// Used on the connection's event loop only, like the handlers that hold it.
-package protocol StreamFraming: AnyObject {
+package protocol StreamFraming: ResponseWriter {
     /// The request parts of one inbound message of the stream, in order: a part or none,
     /// and whether the request ends with it. `state` is the stream's own (its handler's).
     func decode(_ data: NIOAny, into state: inout StreamReadState, context: ChannelHandlerContext) -> (part: HTTPServerRequestPart?, ends: Bool)
@@ -18,17 +18,6 @@ package protocol StreamFraming: AnyObject {
     func streamOpened(context: ChannelHandlerContext)
     /// A handler `streamOpened` reported was removed: its stream closed.
     func streamClosed()
-
-    /// A response's head, ending the stream when `endStream`; `contentLength` replaces the
-    /// plan's own field.
-    func head(status: Int, headers: HeaderFields, contentLength: Int?, endStream: Bool) -> NIOAny
-    /// Body bytes; the `last` ones end the stream.
-    func body(_ bytes: ByteBuffer, last: Bool) -> NIOAny
-    /// A whole answer encoded once, to be written again as it is (`ResponseCache`): its
-    /// head (not ending the stream) and its body's bytes.
-    func encode(status: Int, headers: HeaderFields, contentLength: Int?, body: ByteBuffer) -> StreamAnswer
-    /// A transport fault as the stream's protocol carries it. `hang` never gets here.
-    func writeFault(_ fault: Fault, plan: ResponsePlan, context: ChannelHandlerContext)
 }
 
 /// What one stream's handler knows of its request's framing.

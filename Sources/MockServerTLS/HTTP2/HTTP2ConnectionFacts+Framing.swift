@@ -7,8 +7,8 @@ import NIOHTTP1
 import NIOHTTP2
 import Scenarios
 
-/// Answering on an HTTP/2 stream: the request handler writes the HEADERS and DATA frames
-/// made here itself. The response's head is one HEADERS frame (ending the stream when there
+/// Answering on an HTTP/2 stream: the connection handler writes the HEADERS and DATA
+/// frames made here (this is its `ResponseWriter`). The response's head is one HEADERS frame (ending the stream when there
 /// is no body) and a whole body one DATA frame that ends it; NIO's connection handler
 /// splits DATA to the peer's frame size and flow-control window.
 ///
@@ -21,7 +21,7 @@ import Scenarios
 /// | `truncatedBody` | HEADERS with the whole `content-length`, half the DATA, RST_STREAM (INTERNAL_ERROR) |
 /// | `malformedChunk` | HEADERS, a DATA frame, RST_STREAM (PROTOCOL_ERROR) (HTTP/2 has no chunks) |
 /// | `randomDataThenClose` | GOAWAY (PROTOCOL_ERROR), then the connection closes |
-/// | `hang` | no frame; the stream stays open until the client gives up (the request handler's doing) |
+/// | `hang` | no frame; the stream stays open until the client gives up (the connection handler's doing) |
 extension HTTP2ConnectionFacts: StreamFraming {
     func decode(_ data: NIOAny, into state: inout StreamReadState, context: ChannelHandlerContext) -> (part: HTTPServerRequestPart?, ends: Bool) {
         HTTP2RequestDecoder.decode(data, into: &state, context: context)
@@ -35,41 +35,81 @@ extension HTTP2ConnectionFacts: StreamFraming {
         streams.closed()
     }
 
-    func head(status: Int, headers: HeaderFields, contentLength: Int?, endStream: Bool) -> NIOAny {
+    // MARK: ResponseWriter
+
+    var needsFinalStatus: Bool { true }
+
+    func canWrite(_ headers: HeaderFields) -> Bool { headers.areWritable }
+
+    /// The HEADERS frame, then the body in one DATA frame that ends the stream (returned);
+    /// a whole body sent at once reuses the frames this loop made for the same parts.
+    func whole(status: Int, headers: HeaderFields, body: Data, contentLength: Int?, request: HTTPRequestHead, keepAlive: Bool,
+               cache: ResponseCache, context: ChannelHandlerContext) -> NIOAny {
+        guard !body.isEmpty else {
+            return headFrame(status: status, headers: headers, contentLength: contentLength, endStream: true)
+        }
+        if contentLength == body.count, ResponseCache.admits(body) {
+            let frames = cache.frames(status: status, headers: headers, body: body) ?? {
+                let frames = StreamAnswer(head: headFrame(status: status, headers: headers, contentLength: contentLength, endStream: false),
+                                          body: context.channel.allocator.buffer(data: body))
+                cache.keep(frames, status: status, headers: headers, body: body)
+                return frames
+            }()
+            context.write(frames.head, promise: nil)
+            return dataFrame(frames.body, last: true)
+        }
+        context.write(headFrame(status: status, headers: headers, contentLength: contentLength, endStream: false), promise: nil)
+        return dataFrame(context.channel.allocator.buffer(data: body), last: true)
+    }
+
+    func head(status: Int, headers: HeaderFields, contentLength: Int?, request: HTTPRequestHead, keepAlive: Bool,
+              context: ChannelHandlerContext) {
+        context.writeAndFlush(headFrame(status: status, headers: headers, contentLength: contentLength, endStream: false), promise: nil)
+    }
+
+    func part(_ bytes: ByteBuffer, last: Bool, openEnded: Bool, context: ChannelHandlerContext) -> NIOAny {
+        dataFrame(bytes, last: last)
+    }
+
+    func end(context: ChannelHandlerContext) -> NIOAny {
+        dataFrame(context.channel.allocator.buffer(capacity: 0), last: true)
+    }
+
+    private func headFrame(status: Int, headers: HeaderFields, contentLength: Int?, endStream: Bool) -> NIOAny {
         NIOAny(Self.headersFrame(status: status, headers: headers, contentLength: contentLength, endStream: endStream))
     }
 
-    func body(_ bytes: ByteBuffer, last: Bool) -> NIOAny {
+    private func dataFrame(_ bytes: ByteBuffer, last: Bool) -> NIOAny {
         NIOAny(HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(bytes), endStream: last)))
     }
 
-    func encode(status: Int, headers: HeaderFields, contentLength: Int?, body: ByteBuffer) -> StreamAnswer {
-        StreamAnswer(head: head(status: status, headers: headers, contentLength: contentLength, endStream: false), body: body)
-    }
-
-    func writeFault(_ fault: Fault, plan: ResponsePlan, context: ChannelHandlerContext) {
+    /// A fault as HTTP/2 carries it (the table above).
+    func fault(_ fault: Fault, plan: ResponsePlan, request: HTTPRequestHead, context: ChannelHandlerContext) -> FaultEnd {
         switch fault {
         case .hang:
-            break
+            return .streamEnded
         case .connectionReset:
             goAway(.internalError, context: context, reset: true)
+            return .connectionClosed
         case .randomDataThenClose:
             goAway(.protocolError, context: context, reset: false)
+            return .connectionClosed
         case .emptyResponse:
             resetStream(.internalError, context: context)
         case .truncatedBody:
             // The head promises the whole body; half of it arrives, then the stream is reset.
-            context.write(head(status: plan.status, headers: plan.headers, contentLength: max(plan.body.count, 64), endStream: false), promise: nil)
+            context.write(headFrame(status: plan.status, headers: plan.headers, contentLength: max(plan.body.count, 64), endStream: false), promise: nil)
             let half = plan.body.prefix(plan.body.count / 2)
-            if !half.isEmpty { context.write(body(context.channel.allocator.buffer(data: half), last: false), promise: nil) }
+            if !half.isEmpty { context.write(dataFrame(context.channel.allocator.buffer(data: half), last: false), promise: nil) }
             resetStream(.internalError, context: context)
         case .malformedChunk:
             let type: HeaderFields = plan.headers["Content-Type"].map { ["Content-Type": $0] } ?? [:]
-            context.write(head(status: plan.status, headers: type, contentLength: nil, endStream: false), promise: nil)
+            context.write(headFrame(status: plan.status, headers: type, contentLength: nil, endStream: false), promise: nil)
             let start = plan.body.prefix(32)
-            if !start.isEmpty { context.write(body(context.channel.allocator.buffer(data: start), last: false), promise: nil) }
+            if !start.isEmpty { context.write(dataFrame(context.channel.allocator.buffer(data: start), last: false), promise: nil) }
             resetStream(.protocolError, context: context)
         }
+        return .streamEnded
     }
 
     /// A response's HEADERS frame: `:status`, then the plan's fields with lower-case names

@@ -14,23 +14,28 @@ public final class MockEngine: Responder {
     public let events = EventHub()
     /// Network-condition profiles: the server's, each session's, and per request.
     public let network: NetworkConditions
-    private let live: LiveAPIs
+    let live: LiveAPIs
+    /// Answers in place of the APIs' routes when set (`init(configuration:source:)`).
+    let source: (any Responder)?
     /// The fixtures now served; `shared` while they are the `Preloaded` the configuration
     /// gave (its `StartingStates` then serve this engine's resets too).
     private let preloaded: Locked<(value: Preloaded, shared: Bool)>
 
     public var timeSource: any TimeSource { configuration.timeSource }
 
-    /// Loads the fixtures named by `configuration` and assembles the APIs.
-    public init(configuration: EngineConfiguration) throws(FixtureError) {
+    /// Loads the fixtures named by `configuration` and assembles the APIs. `source`, when
+    /// given, answers what the scenario leaves to the APIs in their place (a recording's
+    /// replay, a responder of one's own); the APIs still serve their documents and state.
+    public init(configuration: EngineConfiguration, source: (any Responder)? = nil) throws(FixtureError) {
         self.configuration = configuration
+        self.source = source
         let preloaded: Preloaded
         if let given = configuration.preloaded { preloaded = given } else { preloaded = try Preloaded.load(configuration) }
         let shared = configuration.preloaded != nil
         self.preloaded = Locked((preloaded, shared))
         let library = try Self.library(preloaded, configuration)
         live = LiveAPIs(APIs(preloaded.fixtures, configuration, starts: shared ? preloaded.starts : nil))
-        scenarios = ScenarioEngine(inner: live, library: library, current: configuration.scenario,
+        scenarios = ScenarioEngine(library: library, current: configuration.scenario,
                                    seed: configuration.seed, timeScale: configuration.timeScale)
         journal = Journal(capacity: configuration.journalCapacity, bodyLimit: configuration.journalBodyLimit,
                           byteBudget: configuration.journalByteBudget, responseBodyLimit: configuration.journalResponseBodyLimit)
@@ -47,73 +52,26 @@ public final class MockEngine: Responder {
         return library
     }
 
+    /// The answer to `request` through this engine's pipeline with no control plane (no
+    /// admin API): what a server's `Pipeline` answers for anything but `/__admin`. Journaled.
     public func respond(to request: MockRequest) -> ResponsePlan {
-        // Journaled from a `let`, then moved: a `var` passed as an argument is copied.
-        let answered = answer(request)
-        let id = record(request, answered, checked: true)
-        var plan = consume answered
-        plan.journalID = id
+        Pipeline(engine: self).answer(request).plan
+    }
+
+    /// The source's answer to a request the scenario leaves to it: `source` when the engine
+    /// was given one, else the route of the APIs that matches.
+    func sourceAnswer(_ request: MockRequest) -> ResponsePlan {
+        if let source { return source.respond(to: request) }
+        var name: String?
+        var plan = live.respond(to: request, answeredBy: &name)
+        if let name { plan.answeredBy = name }
         return plan
-    }
-
-    /// The plan for `request` from the simulators, before it is journaled: the one
-    /// pipeline (`prepare`, the source, `complete`) with the simulators as the source.
-    private func answer(_ request: MockRequest) -> ResponsePlan {
-        switch prepare(request) {
-        case .answered(let plan):
-            return plan
-        case .decided(let decided, let profile):
-            var plan: ResponsePlan
-            if decided.asksInner {
-                var name: String?
-                plan = live.respond(to: request, answeredBy: &name)
-                if let name { plan.answeredBy = name }
-            } else {
-                plan = scenarios.stubPlan(decided, request)
-            }
-            complete(decided, profile, &plan, request: request)
-            return plan
-        }
-    }
-
-    /// The decided outcome over `plan`, then the network profile.
-    private func complete(_ decided: ScenarioEngine.Decided, _ profile: SharedProfile?, _ plan: inout ResponsePlan, request: MockRequest) {
-        scenarios.finish(decided, &plan, request: request)
-        if let profile { network.shape(&plan, shared: profile, request: request, timeScale: configuration.timeScale) }
-    }
-
-    /// The answer to a request whose `X-Mock-Network` names no profile.
-    private static func refused(_ error: NetworkProfileError) -> ResponsePlan {
-        ResponsePlan.error(400, error.description).answered(by: "network-profile")
     }
 
     /// How `request` breaks the OpenAPI document of its API as this engine plays it (nil
     /// when it is no API route). The answer is not changed by it: only the journal says.
     public func violations(of request: MockRequest) -> [RequestViolation]? {
         live.conformance.violations(of: request)
-    }
-
-    /// The plan for `request` when the answer comes from elsewhere (a chaos proxy's real
-    /// server): the scenario decides first, `upstream` is asked only when the outcome wants
-    /// the real answer (a stub never reaches it), and the outcome's faults, delays and
-    /// throttles and the network profile are layered over what came back, as over the
-    /// simulators in `respond(to:)`. Not journaled here: the transport journals the plan
-    /// when it writes it.
-    public func plan(for request: MockRequest, upstream: @Sendable (MockRequest) async -> ResponsePlan) async -> ResponsePlan {
-        switch prepare(request) {
-        case .answered(let answer):
-            return answer
-        case .decided(let decided, let profile):
-            let base = decided.asksInner ? await upstream(request) : scenarios.stubPlan(decided, request)
-            return complete(decided, profile, base: base, request: request)
-        }
-    }
-
-    /// A request either answered already (a bad `X-Mock-Network` or `X-Mock-Scenario`) or
-    /// decided by the scenario, with the network profile it goes through.
-    enum Preparation {
-        case answered(ResponsePlan)
-        case decided(ScenarioEngine.Decided, SharedProfile?)
     }
 
     /// The `X-Mock-*` fields a request is prepared by, each the first of its name (as
@@ -138,71 +96,6 @@ public final class MockEngine: Responder {
                 }
             }
         }
-    }
-
-    /// Resolves the network profile and lets the scenario decide (counters and states move).
-    func prepare(_ request: MockRequest) -> Preparation {
-        let controls = ControlFields(request.headers)
-        let profile: SharedProfile?
-        switch network.resolveShared(named: controls.network, session: controls.session) {
-        case .failure(let error): return .answered(Self.refused(error))
-        case .success(let resolved): profile = resolved
-        }
-        switch scenarios.decide(request, session: controls.session, requested: controls.scenario) {
-        case .failure(let rejected): return .answered(rejected.plan)
-        case .success(let decided): return .decided(decided, profile)
-        }
-    }
-
-    /// The decided outcome over `base`, then the network profile.
-    func complete(_ decided: ScenarioEngine.Decided, _ profile: SharedProfile?, base: consuming ResponsePlan, request: MockRequest) -> ResponsePlan {
-        var plan = base
-        complete(decided, profile, &plan, request: request)
-        return plan
-    }
-
-    /// Journals a request the transport answered itself (too large, malformed), so no
-    /// request is ever missing from the journal.
-    @discardableResult
-    public func recordRejected(_ request: MockRequest, plan: ResponsePlan) -> UInt64 {
-        record(request, plan, checked: false)
-    }
-
-    /// Journals a request and tells live subscribers; returns the entry's id. `checked`:
-    /// the entry carries the request's violations of its API's document (a request the
-    /// transport refused is not checked: its body is gone).
-    @discardableResult
-    public func record(_ request: MockRequest, _ plan: ResponsePlan, checked: Bool = true) -> UInt64 {
-        let subscribed = events.subscriberCount > 0
-        let conformance: ServeEvent.Conformance
-        if !checked {
-            conformance = .found([])
-        } else if journal.keepsWhole(request) && !subscribed {
-            conformance = .checkedWhenAsked(live.conformance)
-        } else {
-            // Checked now: the entry keeps only a digest of this body, or a live subscriber
-            // (the dashboard) is about to be sent the entry with its violations.
-            conformance = .found(live.conformance.violations(of: request) ?? [])
-        }
-        if subscribed {
-            let event = journal.record(request, plan: plan, conformance: conformance)
-            events.publish("request", id: event.id, event.json)
-            return event.id
-        }
-        // No copy of the entry comes back; a subscriber that came meanwhile is sent
-        // the entry as kept (just its id if a clear or an eviction took it first).
-        let id = journal.recordID(request, plan: plan, conformance: conformance)
-        events.publish("request", id: id, self.journal.entry(id)?.json ?? ["id": .number(Double(id))])
-        return id
-    }
-
-    /// The transport finished answering entry `id` (the response ended or the fault was
-    /// carried out) `duration` seconds after the request arrived.
-    public func completed(_ id: UInt64?, receivedAt: Date) {
-        guard let id else { return }
-        let duration = max(0, timeSource.now().timeIntervalSince(receivedAt))
-        journal.complete(id, duration: duration)
-        events.publish("complete", id: id, ["id": .number(Double(id)), "durationMs": .number((duration * 10_000).rounded() / 10)])
     }
 
     /// The APIs now serving, by name, in the configuration's order.

@@ -1,10 +1,11 @@
 import Foundation
 
-/// Layers the current scenario over the API simulators: picks a rule's outcome, asks the
-/// simulator when the outcome says so, and adds delays, throttling and faults to the
-/// plan. Scenario state is kept per session (the `X-Mock-Session` header), so parallel
-/// tests sharing one server do not see each other's counters and states.
-public final class ScenarioEngine: Responder {
+/// The scenario stages of the pipeline (`Pipeline`): picks a rule's outcome for a request
+/// (`decide`), answers a stub (`stubPlan`), and layers the outcome's transform, delay,
+/// throttle and fault over whatever answered (`finish`). Scenario state is kept per session
+/// (the `X-Mock-Session` header), so parallel tests sharing one server do not see each
+/// other's counters and states.
+public final class ScenarioEngine: Sendable {
     public static let sessionHeader = "X-Mock-Session"
     public static let scenarioHeader = "X-Mock-Scenario"
     public static let defaultSession = "default"
@@ -13,7 +14,6 @@ public final class ScenarioEngine: Responder {
 
     public var library: ScenarioLibrary { state.withLock { $0.library } }
     public let timeScale: Double
-    let inner: any Responder
     let seed: UInt64
 
     struct State {
@@ -33,8 +33,7 @@ public final class ScenarioEngine: Responder {
     /// seed, started again on `reset()`.
     let templateRandom: Locked<SeededRandom>
 
-    public init(inner: any Responder, library: ScenarioLibrary, current: String, seed: UInt64, timeScale: Double) {
-        self.inner = inner
+    public init(library: ScenarioLibrary, current: String, seed: UInt64, timeScale: Double) {
         self.seed = seed
         self.timeScale = timeScale
         self.state = Locked(State(library: library, current: current))
@@ -160,16 +159,6 @@ public final class ScenarioEngine: Responder {
         }
     }
 
-    public func respond(to request: MockRequest) -> ResponsePlan {
-        switch decide(request) {
-        case .failure(let rejected):
-            return rejected.plan
-        case .success(let decided):
-            let base = decided.asksInner ? inner.respond(to: request) : stubPlan(decided, request)
-            return finish(decided, base: base, request: request)
-        }
-    }
-
     /// What the scenario decided for one request, before any answer exists: the rule and
     /// step, the outcome and the sampled delay. A proxy fetches the answer from a real
     /// server in between (`asksInner`) and then calls `finish`.
@@ -257,9 +246,14 @@ public final class ScenarioEngine: Responder {
         return runtime.value.choose(request)
     }
 
-    /// The answer of an outcome that does not ask the inner responder (a stub).
+    /// The answer of an outcome that does not ask the source: its stub, templated from
+    /// `request`. An outcome that asks the source (`Decided.asksInner`) has no stub: it
+    /// gets a 500 that says so.
     public func stubPlan(_ decided: Decided, _ request: MockRequest) -> ResponsePlan {
-        basePlan(decided.outcome, request, decided: decided)
+        guard case .stub(let status, let headers, let body) = decided.outcome.source else {
+            return .error(500, "The scenario's outcome asks the API for its answer; it has no stub")
+        }
+        return stub(status: status, headers: headers, body: body, outcome: decided.outcome, request, decided: decided)
     }
 
     /// Layers the decided outcome over `base`: its transform, fault, delay and throttle.
@@ -319,33 +313,30 @@ public final class ScenarioEngine: Responder {
         return named
     }
 
-    /// `decided`: the decision that chose `outcome`, whose rule's path template names a
-    /// templated stub's path parameters.
-    func basePlan(_ outcome: Outcome, _ request: MockRequest, decided: Decided? = nil) -> ResponsePlan {
-        switch outcome.source {
-        case .simulator:
-            return inner.respond(to: request)
-        case .stub(let status, let headers, var body):
-            var fields = HeaderFields(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
-            if case .template(let template, let json) = body {
-                let rule = decided.flatMap { decided in decided.decision.map { decided.shared.scenario.rules[$0.ruleIndex] } }
-                var context = ResponseTemplate.Context(request: request, pathParameters: rule?.request.path?.match(request.path) ?? [:],
-                                                       generator: templateRandom.withLock { $0.split() })
-                fields = HeaderFields(fields.map { field in
-                    guard let header = try? ResponseTemplate(field.value) else { return (field.name, field.value) }
-                    return (field.name, header.render(&context, escaping: .header))
-                })
-                body = .text(template.render(&context, escaping: json ? .json : .none))
-                if json, !fields.contains("Content-Type") { fields.add("Content-Type", "application/json; charset=utf-8") }
-            }
-            if let type = body.defaultContentType, !fields.contains("Content-Type") { fields.add("Content-Type", type) }
-            if outcome.conditional, status == 200, request.method == "GET" || request.method == "HEAD",
-               ConditionalRequest.isNotModified(request, etag: fields["ETag"], lastModified: fields["Last-Modified"].flatMap(HTTPDate.parse)) {
-                fields.remove("Content-Type")
-                return ResponsePlan(status: 304, headers: fields, answeredBy: "scenario-stub")
-            }
-            return ResponsePlan(status: status, headers: fields, body: body.data, answeredBy: "scenario-stub")
+    /// A stub's answer. `decided`: the decision that chose `outcome`, whose rule's path
+    /// template names a templated stub's path parameters.
+    private func stub(status: Int, headers: [String: String], body: StubBody, outcome: Outcome, _ request: MockRequest,
+                      decided: Decided) -> ResponsePlan {
+        var body = body
+        var fields = HeaderFields(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+        if case .template(let template, let json) = body {
+            let rule = decided.decision.map { decided.shared.scenario.rules[$0.ruleIndex] }
+            var context = ResponseTemplate.Context(request: request, pathParameters: rule?.request.path?.match(request.path) ?? [:],
+                                                   generator: templateRandom.withLock { $0.split() })
+            fields = HeaderFields(fields.map { field in
+                guard let header = try? ResponseTemplate(field.value) else { return (field.name, field.value) }
+                return (field.name, header.render(&context, escaping: .header))
+            })
+            body = .text(template.render(&context, escaping: json ? .json : .none))
+            if json, !fields.contains("Content-Type") { fields.add("Content-Type", "application/json; charset=utf-8") }
         }
+        if let type = body.defaultContentType, !fields.contains("Content-Type") { fields.add("Content-Type", type) }
+        if outcome.conditional, status == 200, request.method == "GET" || request.method == "HEAD",
+           ConditionalRequest.isNotModified(request, etag: fields["ETag"], lastModified: fields["Last-Modified"].flatMap(HTTPDate.parse)) {
+            fields.remove("Content-Type")
+            return ResponsePlan(status: 304, headers: fields, answeredBy: "scenario-stub")
+        }
+        return ResponsePlan(status: status, headers: fields, body: body.data, answeredBy: "scenario-stub")
     }
 
     /// The session called `name`, added if new (which may drop the oldest session).

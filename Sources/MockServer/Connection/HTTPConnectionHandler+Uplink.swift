@@ -17,23 +17,23 @@ struct UploadPace {
     var due: NIODeadline { start + .nanoseconds(Int64(Double(bytes) * nanosecondsPerByte)) }
 }
 
-extension HTTPRequestHandler {
+extension HTTPConnectionHandler {
     /// The pace of `head`'s body, when its network profile limits the uplink (admin calls
     /// are never slowed).
     /// `mayCarryBody`: the head has `Content-Length` or `Transfer-Encoding`, or opened an
     /// HTTP/2 stream it did not end.
-    func uploadPace(for head: HTTPRequestHead, mayCarryBody: Bool) -> UploadPace? {
+    func uploadPace(for head: HTTPRequestHead, mayCarryBody: Bool, now: NIODeadline) -> UploadPace? {
         // Only a body is paced: a request without one (most GETs) has nothing to carry,
         // and its profile is not looked up (otherwise a lookup per HTTP/2 stream).
         guard mayCarryBody, !AdminAPI.handles(target: head.uri) else { return nil }
         // The two fields a profile is chosen by, read in place rather than converting all
         // the head's headers: an HTTP/2 stream may always have a body, so this runs per stream.
         let network = shared.engine.network.resolve(named: head.headers.first(name: NetworkConditions.header),
-                                             session: head.headers.first(name: ScenarioEngine.sessionHeader))
+                                                    session: head.headers.first(name: ScenarioEngine.sessionHeader))
         guard case .success(let profile?) = network,
               let rate = profile.uplinkBitsPerSecond, rate > 0 else { return nil }
         let perByte = 8 / Double(rate) * 1e9 * shared.engine.configuration.timeScale
-        return UploadPace(start: .now(), nanosecondsPerByte: perByte)
+        return UploadPace(start: now, nanosecondsPerByte: perByte)
     }
 
     /// A connection's first answer under a profile also waits for the DNS lookup and the
@@ -50,8 +50,8 @@ extension HTTPRequestHandler {
         pace.bytes += bytes
         upload = pace
         let due = pace.due
-        guard !uploadHeld, due > .now() + .milliseconds(1) else { return }
-        uploadHeld = true
+        guard !machine.uplinkHeld, due > context.eventLoop.now + .milliseconds(1) else { return }
+        _ = machine.holdUplink(true)
         clock?.bodyHeld()
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         context.eventLoop.scheduleTask(deadline: due) {
@@ -61,24 +61,22 @@ extension HTTPRequestHandler {
     }
 
     private func releaseUpload(context: ChannelHandlerContext) {
-        guard uploadHeld else { return }
-        uploadHeld = false
+        guard machine.uplinkHeld else { return }
+        let read = machine.holdUplink(false)
         guard context.channel.isActive else { return }
-        if case .receiving = state { clock?.bodyResumed() }
-        read(context: context)
+        if case .receiving = machine.state { clock?.bodyResumed() }
+        if read == .read { context.read() }
     }
 
-    /// The body is complete before the uplink could have carried it: answer at `due`.
-    func awaitUpload(until due: NIODeadline, head: HTTPRequestHead, body: ByteBuffer, receivedAt: Date, context: ChannelHandlerContext) {
-        state = .awaitingUpload(head, body, receivedAt: receivedAt)
+    /// The body is complete before the uplink could have carried it: answered at its due time.
+    func awaitUpload(context: ChannelHandlerContext) {
+        guard let due = upload?.due else { return }
         clock?.bodyHeld()
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         context.eventLoop.scheduleTask(deadline: due) {
             let (handler, context) = bound.value
-            guard case .awaitingUpload(let head, let body, let receivedAt) = handler.state, context.channel.isActive else { return }
-            handler.state = .receiving(head, body, receivedAt: receivedAt)
-            handler.upload = nil
-            handler.handle(.end(nil), context: context)
+            guard context.channel.isActive else { return }
+            handler.act(on: handler.machine.uplinkCarried(), context: context)
         }
     }
 }
