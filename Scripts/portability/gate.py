@@ -17,6 +17,13 @@ reports, one line per violation (`path:line: [class] message`):
                  outside #if compiler(>=V) / swift(>=V) / canImport(Testing, _version: V)
   language       a language feature (or a standard-library API that ships with the
                  compiler) newer than the swift-tools-version, outside #if compiler(>=V)
+  noasync        an API Apple's SDKs mark unavailable from asynchronous contexts (an
+                 error in the Swift 6 language mode) that Linux's Foundation lets pass,
+                 in an async function or closure
+
+Besides the table, every declaration of the package's own that `@available` puts above
+the declared minimums (`@available(macOS 15, iOS 18, *) func f()`) is an availability
+entry of its package: a use of its name outside a sufficient check is reported.
 
 The API table is data: apis.json beside this file (see README.md). Python 3 standard
 library only. Exit status 1 when there is a violation, 0 otherwise.
@@ -29,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import fnmatch
 import json
 import os
 import re
@@ -39,7 +47,7 @@ from typing import Iterable, Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 APPLE = ("macOS", "iOS", "tvOS", "watchOS", "visionOS")
-CLASSES = ("availability", "non-ios-api", "linux-import", "swift-testing", "language")
+CLASSES = ("availability", "non-ios-api", "linux-import", "swift-testing", "language", "noasync")
 
 PLATFORM_NAMES = {
     "macos": "macOS", "osx": "macOS", "macosx": "macOS",
@@ -705,7 +713,9 @@ def compute_intervals(m: Masked, toks: list, match: dict) -> list:
                     continue
                 bend = match[b]
                 if not negative:
-                    intervals.append(Interval(toks[b].start, toks[bend].end, delta, set()))
+                    # The conditions after `#available` in the same `if` are refined too
+                    # (`if #available(...), let e = x as? NewType {`).
+                    intervals.append(Interval(toks[close].end, toks[bend].end, delta, set()))
                 else:
                     e = nxt(bend)
                     if e < n_tok and toks[e].text == "else":
@@ -727,6 +737,7 @@ def compute_intervals(m: Masked, toks: list, match: dict) -> list:
                 if negative:
                     intervals.append(Interval(toks[b].start, toks[bend].end, delta, set()))
                 else:
+                    intervals.append(Interval(toks[close].end, toks[e].start, delta, set()))
                     c = enclosing_close(j)
                     end = toks[c].start if c is not None else eof
                     intervals.append(Interval(toks[bend].end, end, delta, set()))
@@ -802,6 +813,197 @@ def compute_intervals(m: Masked, toks: list, match: dict) -> list:
                 end = toks[max(end_tok, decl)].end
             intervals.append(Interval(t.start, end, delta, unavailable))
     return intervals
+
+
+# ---------------------------------------------------------------------------- async contexts
+
+FUNCTION_KEYWORDS = {"func", "init", "deinit", "subscript"}
+ACCESSOR_KEYWORDS = {"get", "set", "willSet", "didSet", "_read", "_modify"}
+CONTROL_KEYWORDS = {"if", "guard", "else", "for", "while", "repeat", "do", "catch", "switch", "defer"}
+TYPE_KEYWORDS = {"struct", "class", "enum", "actor", "extension", "protocol"}
+# Calls whose trailing (or last) closure is an async operation, whatever its body says.
+ASYNC_CLOSURE_CALLEES = {"Task", "detached", "addTask", "addTaskUnlessCancelled", "addDiscardingTask",
+                         "withTaskGroup", "withThrowingTaskGroup", "withDiscardingTaskGroup",
+                         "withThrowingDiscardingTaskGroup", "withTaskExecutorPreference", "immediate"}
+# A newline ends a statement unless the line before ends with one of these, or the next
+# line starts with `.` or an operator (a chained call, a wrapped condition).
+_CONTINUES = set(",(=:&|+-*/<>!?.") | {"->", "in", "async", "throws", "rethrows", "where", "some", "any"}
+
+
+@dataclass
+class Scope:
+    start: int          # offset of `{`
+    end: int            # offset after `}`
+    kind: str           # "function", "accessor", "closure", "type", "control"
+    is_async: bool
+
+
+def _statement_start(toks: list, match: dict, brace: int) -> int:
+    """The first token of the statement whose body opens at `brace` (going back over
+    bracketed groups, stopping at `{`, `}`, `;` or a newline that ends a statement)."""
+    k = brace - 1
+    first = brace
+    while k >= 0:
+        t = toks[k]
+        if t.kind == "punct" and t.text in ")]" and k in match:
+            first = match[k]
+            k = match[k] - 1
+            continue
+        if t.kind == "punct" and t.text in "{}([;":
+            break
+        if t.kind == "nl":
+            # find the tokens either side of this newline run
+            a = k
+            while a >= 0 and toks[a].kind == "nl":
+                a -= 1
+            after = toks[k + 1] if k + 1 < len(toks) else None
+            before = toks[a] if a >= 0 else None
+            cont = (before is not None and (before.text in _CONTINUES or before.text[-1:] in _CONTINUES)) \
+                or (after is not None and after.kind == "op")
+            if not cont:
+                break
+            k = a
+            continue
+        first = k
+        k -= 1
+    return first
+
+
+def _closure_is_async(toks: list, match: dict, brace: int, close: int) -> bool:
+    """A closure is async when its signature says so (`{ () async in`), when it is the
+    operation of a call that runs it as a task (`Task { }`, `group.addTask { }`), or when
+    its own body awaits (Swift infers `async` from an `await` outside nested closures)."""
+    # its signature: tokens up to a top-level `in`
+    k = brace + 1
+    while k < close:
+        t = toks[k]
+        if t.kind == "punct" and t.text in "([" and k in match:
+            k = match[k] + 1
+            continue
+        if t.kind == "punct" and t.text in "{}":
+            break
+        if t.kind == "ident" and t.text == "in":
+            if any(toks[j].kind == "ident" and toks[j].text == "async" for j in range(brace + 1, k)):
+                return True
+            break
+        k += 1
+    # the callee: `Name {`, `Name(...) {`, `.name {`, `name(label: ...) {`, or `label: {` inside a call
+    p = brace - 1
+    while p >= 0 and toks[p].kind == "nl":
+        p -= 1
+    if p >= 0 and toks[p].kind == "punct" and toks[p].text == ")" and p in match:
+        p = match[p] - 1
+    while p >= 0 and toks[p].kind == "op" and toks[p].text in ">":
+        # generic arguments: Task<Void, Never> {
+        depth = 0
+        while p >= 0:
+            if toks[p].text == ">":
+                depth += 1
+            elif toks[p].text == "<":
+                depth -= 1
+                if depth == 0:
+                    p -= 1
+                    break
+            p -= 1
+    if p >= 0 and toks[p].kind == "ident" and toks[p].text in ASYNC_CLOSURE_CALLEES:
+        return True
+    if p >= 0 and toks[p].kind == "punct" and toks[p].text == ":":
+        q = p - 1
+        if q >= 0 and toks[q].kind == "ident" and toks[q].text in ("operation", "body"):
+            # `withTaskCancellationHandler(operation: { ... })`, `withTaskGroup(of:body:)`
+            r = q - 1
+            while r >= 0 and not (toks[r].kind == "punct" and toks[r].text == "("):
+                r -= 1
+            if r > 0 and toks[r - 1].kind == "ident" and (toks[r - 1].text in ASYNC_CLOSURE_CALLEES
+                                                          or toks[r - 1].text == "withTaskCancellationHandler"):
+                return True
+    # an `await` in its own body
+    k = brace + 1
+    while k < close:
+        t = toks[k]
+        if t.kind == "punct" and t.text == "{" and k in match:
+            k = match[k] + 1
+            continue
+        if t.kind == "ident" and t.text == "await":
+            return True
+        k += 1
+    return False
+
+
+def _top_level(toks: list, match: dict, a: int, b: int) -> list:
+    """Tokens in [a, b) outside any (...) or [...] group."""
+    out, k = [], a
+    while k < b:
+        t = toks[k]
+        if t.kind == "punct" and t.text in "([" and k in match:
+            k = match[k] + 1
+            continue
+        if t.kind != "nl":
+            out.append(t)
+        k += 1
+    return out
+
+
+def _head_word(words: list) -> Optional[str]:
+    """The keyword a declaration or statement starts with, past its modifiers
+    (`public static func` -> func; `class func` -> func; `final class` -> class)."""
+    for i, w in enumerate(words):
+        if w == "class" and i + 1 < len(words) and words[i + 1] in FUNCTION_KEYWORDS | {"var", "let", "subscript"}:
+            continue
+        if w in MODIFIERS and w not in TYPE_KEYWORDS:
+            continue
+        return w
+    return None
+
+
+def compute_scopes(toks: list, match: dict) -> list:
+    """Every `{ … }` of a function, accessor, closure or type body (control-flow bodies
+    are the enclosing scope's), with whether code in it runs in an asynchronous context."""
+    scopes = []
+    for idx, t in enumerate(toks):
+        if not (t.kind == "punct" and t.text == "{") or idx not in match:
+            continue
+        close = match[idx]
+        first = _statement_start(toks, match, idx)
+        top = _top_level(toks, match, first, idx)
+        lead = [x.text for x in top if x.kind == "ident"]
+        head = _head_word(lead)
+        prev = toks[idx - 1] if idx > 0 else None
+        kind, is_async = "closure", False
+        if head in FUNCTION_KEYWORDS:
+            kind = "function"
+            # `async` after the parameter list, before `->` and the body
+            sig = []
+            for x in top:
+                if x.kind == "op" and x.text == "-":
+                    break
+                sig.append(x.text)
+            is_async = "async" in sig
+        elif head in CONTROL_KEYWORDS or (prev is not None and prev.kind == "ident" and prev.text in ("else", "do", "repeat", "defer")):
+            kind = "control"
+        elif head in TYPE_KEYWORDS:
+            kind = "type"
+        elif head in ACCESSOR_KEYWORDS and lead and lead[-1] in ACCESSOR_KEYWORDS | {"async", "throws"}:
+            kind = "accessor"
+            is_async = "async" in lead
+        elif head in ("var", "let") and not any(x.kind == "op" and x.text == "=" for x in top):
+            kind = "accessor"  # a computed property's getter
+        if kind == "closure":
+            # `{` right after `(`/`,`/`=`/`return`/a call, or a trailing closure
+            is_async = _closure_is_async(toks, match, idx, close)
+        scopes.append(Scope(t.start, toks[close].end, kind, is_async))
+    return scopes
+
+
+def in_async_context(scopes: list, offset: int) -> bool:
+    """Whether the innermost function, accessor or closure around `offset` is async."""
+    inner = None
+    for sc in scopes:
+        if sc.kind == "control":
+            continue
+        if sc.start < offset < sc.end and (inner is None or sc.start >= inner.start):
+            inner = sc
+    return inner is not None and inner.kind != "type" and inner.is_async
 
 
 # ---------------------------------------------------------------------------- packages
@@ -890,6 +1092,10 @@ class Package:
     targets: dict
     library_targets: set
     products: list = field(default_factory=list)
+    # Its test targets are built for (and run on) the iOS Simulator by CI, so the
+    # non-iOS check covers every target, not only those a library product reaches.
+    ios_built: Optional[str] = None
+    name: str = ""
 
 
 TARGET_KINDS = {"target": "regular", "executableTarget": "executable", "testTarget": "test", "macro": "macro",
@@ -981,7 +1187,8 @@ def parse_package(root: str) -> Package:
             continue
         library.add(t)
         todo.extend(targets[t].deps)
-    return Package(root, tools, platforms, declared, targets, library, products)
+    pm = re.search(r"\bPackage\s*\(\s*name\s*:\s*\"([^\"]*)\"", src)
+    return Package(root, tools, platforms, declared, targets, library, products, name=pm.group(1) if pm else "")
 
 
 def find_package_roots(root: str) -> list:
@@ -999,6 +1206,14 @@ class SourceFile:
     package: Package
     target: Target
     masked: Masked = None
+    toks: list = None
+    match: dict = None
+
+    def tokens(self) -> tuple:
+        if self.toks is None:
+            self.toks = tokenize(self.masked.code)
+            self.match = match_brackets(self.toks)
+        return self.toks, self.match
 
 
 def collect_files(root: str) -> tuple:
@@ -1059,7 +1274,7 @@ def load_apis(path: str) -> tuple:
     for e in data["apis"]:
         plats = {}
         for p, v in (e.get("platforms") or {}).items():
-            plats[p] = v if v in ("unavailable", "blocking", "available") else parse_version(v)
+            plats[p] = v if v in ("unavailable", "blocking", "available", "noasync") else parse_version(v)
         pat = e.get("pattern", "")
         special = pat if pat.startswith("<") else None
         apis.append(Api(
@@ -1073,6 +1288,13 @@ def load_apis(path: str) -> tuple:
             shadowed_by=re.compile(e["shadowed_by"], re.M) if e.get("shadowed_by") else None,
             literal_min_len=e.get("literal_min_len", 0), scope=e.get("scope", "library"), raw=e))
     return apis, data.get("linux_only_modules", sorted(NON_APPLE_MODULES))
+
+
+def load_ios_simulator_packages(path: str) -> list:
+    """Globs (relative to the scanned root) of packages whose tests CI builds for the iOS
+    Simulator: `ios_simulator_packages` in the table."""
+    with open(path, encoding="utf-8") as f:
+        return json.load(f).get("ios_simulator_packages", [])
 
 
 # ---------------------------------------------------------------------------- checking
@@ -1166,6 +1388,7 @@ class Checker:
         self.root = root
         self.apis = apis
         self.linux_modules = linux_modules
+        self.own_apis: dict = {}   # package root -> [Api] from its own @available declarations
         self.violations: set = set()
         self._shadow_cache: dict = {}
 
@@ -1208,13 +1431,18 @@ class Checker:
     def check_file(self, sf: SourceFile, pkg_code: str):
         m = sf.masked
         pkg = sf.package
-        toks = tokenize(m.code)
-        match = match_brackets(toks)
+        toks, match = sf.tokens()
         regions = compute_regions(m)
         intervals = compute_intervals(m, toks, match)
         imports_testing = re.search(r"^[ \t]*(?:@\w+(?:\([^)\n]*\))?\s+)*import\s+Testing\b", m.code, re.M) is not None
-        is_library = sf.target.name in pkg.library_targets
+        is_library = sf.target.name in pkg.library_targets or (pkg.ios_built is not None and sf.target.kind in ("regular", "test"))
         declared = self.declared(pkg)
+        scopes = []
+
+        def async_at(offset):
+            if not scopes:
+                scopes.append(compute_scopes(toks, match))
+            return in_async_context(scopes[0], offset)
 
         def region_at(offset):
             line = m.line_of(offset)
@@ -1232,7 +1460,7 @@ class Checker:
                          f"wrap it in #if canImport({mod})")
 
         # ---- table-driven checks
-        for api in self.apis:
+        for api in self.apis + self.own_apis.get(pkg.root, []):
             if api.cls == "swift-testing" and not imports_testing:
                 continue
             if api.cls == "non-ios-api" and api.scope == "library" and not is_library:
@@ -1242,6 +1470,8 @@ class Checker:
             for offset, detail in self.matches(api, sf, toks):
                 line, reg = region_at(offset)
                 if reg.directive:
+                    continue
+                if api.cls == "noasync" and not async_at(offset):
                     continue
                 self.evaluate(api, sf, offset, line, reg, intervals, detail)
 
@@ -1271,8 +1501,11 @@ class Checker:
                         yield a + k, "\\(..., default: ...)"
                         break
             return
+        declares = api.raw.get("declared_by")
         for mm in api.pattern.finditer(m.code):
             offset = mm.start("api") if "api" in mm.groupdict() and mm.group("api") is not None else mm.start()
+            if declares and re.search(declares, m.code[max(0, offset - 40):offset]):
+                continue  # a declaration of the name (the entry's own, or an overload's)
             if api.requires_labels or api.forbids_labels:
                 labels = call_labels(m.code, mm.end() - 1)
                 names = {l for l, _ in labels if l}
@@ -1336,10 +1569,25 @@ class Checker:
                        f"keep it behind #if os(Linux) (a region definitely false on every Apple platform) "
                        f"with a non-blocking fallback")
             else:
-                kind = f"library target '{sf.target.name}'" if api.scope == "library" else f"target '{sf.target.name}'"
+                if api.scope != "library":
+                    kind = f"target '{sf.target.name}'"
+                elif sf.target.name in pkg.library_targets:
+                    kind = f"library target '{sf.target.name}'"
+                else:
+                    kind = (f"{sf.target.kind if sf.target.kind == 'test' else 'the'} target '{sf.target.name}' of a package "
+                            f"whose tests CI builds for the iOS Simulator ({pkg.ios_built} in apis.json's ios_simulator_packages)")
                 msg = (f"{api.name} is unavailable on {where}; {kind} is built for {where} — "
                        f"{api.hint or 'put it behind #if os(macOS) (or a region false on ' + where + ') with a fallback, or move it to an executable target'}")
             self.add(sf, line, "non-ios-api", msg)
+            return
+
+        if api.cls == "noasync":
+            bad = [p for p in live if api.platforms.get(p) == "noasync"]
+            if bad:
+                self.add(sf, line, "noasync",
+                         f"{api.name} is unavailable from asynchronous contexts on {' / '.join(bad)} "
+                         f"(@available(*, noasync) in Apple's SDK: an error in the Swift 6 language mode; Linux's "
+                         f"Foundation lets it pass); {api.hint or 'move it out of the async function or closure'}")
             return
 
         if api.cls in ("swift-testing", "language"):
@@ -1370,13 +1618,82 @@ class Checker:
                 f"#if compiler(>={vstr(api.swift)}) or raise the tools version")
 
 
+OWN_DECLS = {"func": "function", "class": "type", "struct": "type", "enum": "type", "actor": "type",
+             "protocol": "type", "typealias": "type"}
+
+
+def own_available_apis(pkg: Package, files: list, root: str) -> list:
+    """An availability entry for each declaration of the package's own that `@available`
+    puts above the declared minimums on a declared platform: its name (a function's
+    followed by `(` or a trailing closure) used outside a sufficient check is a use of
+    an API newer than the minimums, as much as a system API is. Matched by name, so an
+    unannotated overload of the same name counts too (annotate it, or allow the line)."""
+    out, seen = [], set()
+    for sf in files:
+        toks, match = sf.tokens()
+        m = sf.masked
+        n_tok = len(toks)
+        for idx, t in enumerate(toks):
+            if not (t.kind == "attr" and t.text == "@available"):
+                continue
+            o = idx + 1
+            if o >= n_tok or toks[o].text != "(" or o not in match:
+                continue
+            delta, _ = parse_availability_args(m.code[toks[o].end:toks[match[o]].start])
+            raised = {p: v for p, v in delta.items() if p in pkg.platforms and vkey(v) > vkey(pkg.platforms[p])}
+            if not raised:
+                continue
+            k = match[o] + 1
+            while k < n_tok:
+                tk = toks[k]
+                if tk.kind == "nl":
+                    k += 1
+                elif tk.kind == "attr":
+                    k += 1
+                    if k < n_tok and toks[k].text == "(" and k in match:
+                        k = match[k] + 1
+                elif tk.kind == "ident" and (tk.text in MODIFIERS or (tk.text == "class" and k + 1 < n_tok and toks[k + 1].text in ("func", "var", "let"))):
+                    k += 1
+                    if k < n_tok and toks[k].text == "(" and k in match:  # private(set)
+                        k = match[k] + 1
+                else:
+                    break
+            if k + 1 >= n_tok or toks[k].kind != "ident" or toks[k].text not in OWN_DECLS or toks[k + 1].kind != "ident":
+                continue
+            keyword, name = toks[k].text, toks[k + 1].text
+            if name.startswith("`") or (keyword, name) in seen:
+                continue
+            seen.add((keyword, name))
+            where = f"{os.path.relpath(sf.path, root)}:{m.line_of(toks[k + 1].start)}"
+            if OWN_DECLS[keyword] == "function":
+                pattern = rf"(?<![\w$]){re.escape(name)}(?=\s*(?:<[^>\n]*>\s*)?[({{])"
+                declared_by = r"\bfunc\s+$"
+            else:
+                pattern = rf"(?<![\w$.]){re.escape(name)}\b"
+                declared_by = r"\b(?:class|struct|enum|actor|protocol|typealias)\s+$"
+            raw = {"declared_by": declared_by}
+            out.append(Api(
+                name=f"{name} (this package's own, @available at {where})", cls="availability",
+                family="the package's own declarations", pattern=re.compile(pattern, re.M), special=None,
+                platforms=raised, swift=None, source=where, note="", hint="", requires_labels={},
+                forbids_labels=[], receiver_types=[], receiver_excludes=[], shadowed_by=None,
+                literal_min_len=0, scope="library", raw=raw))
+    return out
+
+
 def run(root: str, apis_path: str) -> tuple:
     apis, linux_modules = load_apis(apis_path)
     packages, files = collect_files(root)
     checker = Checker(root, apis, linux_modules)
+    globs = load_ios_simulator_packages(apis_path)
+    for pkg in packages:
+        rel = os.path.relpath(pkg.root, root).replace(os.sep, "/")
+        pkg.ios_built = next((g for g in globs if fnmatch.fnmatchcase(rel, g)), None)
     for sf in files:
         with open(sf.path, encoding="utf-8", errors="replace") as f:
             sf.masked = mask(f.read())
+    for pkg in packages:
+        checker.own_apis[pkg.root] = own_available_apis(pkg, [sf for sf in files if sf.package is pkg], root)
     pkg_code = {}
     for sf in files:
         pkg_code.setdefault(sf.package.root, []).append(sf.masked.code)

@@ -570,6 +570,176 @@ class LanguageFeatures(GateTestCase):
         self.assertFound(("Sources/DemoKit/Named.swift", 2, "language"))
 
 
+class TrailingClosuresAndObservation(GateTestCase):
+    def test_with_discarding_task_group_as_a_trailing_closure_fails(self):
+        self.write("Sources/DemoKit/Serve.swift", """\
+            func serve() async {
+                await withDiscardingTaskGroup { group in
+                    group.addTask {}
+                }
+                try? await withThrowingDiscardingTaskGroup(returning: Void.self) { _ in }
+            }
+            """)
+        self.assertFound(("Sources/DemoKit/Serve.swift", 2, "availability"),
+                         ("Sources/DemoKit/Serve.swift", 5, "availability"))
+        self.assertIn("needs macOS 14.0 / iOS 17.0 / tvOS 17.0", self.violations()[0].message)
+
+    def test_observation_fails_below_ios_17_and_passes_under_available(self):
+        self.write("Sources/DemoKit/Model.swift", """\
+            import Observation
+
+            @Observable
+            final class Cart {
+                var items: [Int] = []
+                @ObservationIgnored var cache = 0
+            }
+
+            @available(macOS 14, iOS 17, tvOS 17, *)
+            @Observable
+            final class Basket {
+                var items: [Int] = []
+            }
+            """)
+        self.assertFound(("Sources/DemoKit/Model.swift", 1, "availability"),
+                         ("Sources/DemoKit/Model.swift", 3, "availability"),
+                         ("Sources/DemoKit/Model.swift", 6, "availability"))
+        self.assertTrue(self.violations()[0].message.startswith("import Observation needs macOS 14.0 / iOS 17.0 / tvOS 17.0"))
+
+    def test_observation_with_ios_17_minimums_passes(self):
+        self.set_manifest(platforms=".macOS(.v14), .iOS(.v17), .tvOS(.v17)")
+        self.write("Sources/DemoKit/Model.swift", "import Observation\n@Observable final class Cart { var items: [Int] = [] }\n")
+        self.assertFound()
+
+
+class NoAsync(GateTestCase):
+    def test_is_main_thread_in_async_code_fails(self):
+        self.write("Sources/DemoKit/Main.swift", """\
+            import Foundation
+
+            func load() async -> Bool {
+                Thread.isMainThread
+            }
+            func start() {
+                Task { _ = Thread.isMainThread }
+                let check = { await load(); return Thread.isMainThread }
+                _ = check
+            }
+            struct Loader {
+                var ready: Bool { get async { Thread.isMainThread } }
+            }
+            """)
+        self.assertFound(("Sources/DemoKit/Main.swift", 4, "noasync"),
+                         ("Sources/DemoKit/Main.swift", 7, "noasync"),
+                         ("Sources/DemoKit/Main.swift", 8, "noasync"),
+                         ("Sources/DemoKit/Main.swift", 12, "noasync"))
+        self.assertTrue(self.violations()[0].message.startswith(
+            "Thread.isMainThread is unavailable from asynchronous contexts on macOS / iOS / tvOS"), self.violations()[0].message)
+
+    def test_is_main_thread_in_synchronous_code_passes(self):
+        self.write("Sources/DemoKit/Main.swift", """\
+            import Foundation
+
+            func onMain() -> Bool { Thread.isMainThread }
+            func later() async {
+                DispatchQueue.main.async { precondition(Thread.isMainThread) }
+                let sync = { Thread.isMainThread }
+                _ = sync
+                await Task.yield()
+            }
+            struct Loader {
+                var ready: Bool { Thread.isMainThread }
+                func run(_ body: () async -> Void) { _ = Thread.isMainThread }
+            }
+            """)
+        self.assertFound()
+
+
+class IOSSimulatorPackages(GateTestCase):
+    EXAMPLE = """\
+        // swift-tools-version:6.1
+        import PackageDescription
+        let package = Package(
+            name: "App",
+            platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16)],
+            products: [.library(name: "AppNetworking", targets: ["AppNetworking"])],
+            targets: [
+                .target(name: "AppNetworking"),
+                .testTarget(name: "AppNetworkingTests", dependencies: ["AppNetworking"]),
+            ]
+        )
+        """
+    RUNS = """\
+        import Foundation
+        func runTool() throws {
+            let process = Process()
+            try process.run()
+        }
+        """
+
+    def test_process_in_an_example_test_target_fails(self):
+        self.write("Examples/App/Package.swift", self.EXAMPLE)
+        self.write("Examples/App/Sources/AppNetworking/Client.swift", "public struct Client {}\n")
+        self.write("Examples/App/Tests/AppNetworkingTests/Tool.swift", self.RUNS)
+        self.assertFound(("Examples/App/Tests/AppNetworkingTests/Tool.swift", 3, "non-ios-api"))
+        self.assertIn("test target 'AppNetworkingTests' of a package whose tests CI builds for the iOS Simulator (Examples/*",
+                      self.violations()[0].message)
+
+    def test_process_in_the_root_packages_tests_passes(self):
+        self.write("Tests/DemoKitTests/Tool.swift", self.RUNS)
+        self.assertFound()
+
+
+class OwnAvailableDeclarations(GateTestCase):
+    def test_a_call_to_the_packages_own_newer_function_outside_a_check_fails(self):
+        self.write("Sources/DemoKit/Fast.swift", """\
+            @available(macOS 15.0, iOS 18.0, tvOS 18.0, *)
+            func fastPath(_ bytes: [UInt8]) -> Int { bytes.count }
+
+            @available(macOS 15.0, iOS 18.0, tvOS 18.0, *)
+            final class Pool: Sendable {
+                init() {}
+            }
+
+            func count(_ bytes: [UInt8]) -> Int {
+                if #available(macOS 15.0, iOS 18.0, tvOS 18.0, *), let pool = Optional(Pool()) {
+                    _ = pool
+                    return fastPath(bytes)
+                }
+                return bytes.count
+            }
+            """)
+        self.write("Sources/Core/Use.swift", """\
+            func slow(_ bytes: [UInt8]) -> Int {
+                fastPath(bytes)
+            }
+            let shared = Pool()
+            """)
+        self.write("Sources/DemoKit/Use.swift", """\
+            func slow(_ bytes: [UInt8]) -> Int {
+                fastPath(bytes)
+            }
+            let shared: Pool? = nil
+            @available(macOS 15.0, iOS 18.0, tvOS 18.0, *)
+            func fine() -> Int { fastPath([]) }
+            """)
+        self.assertFound(("Sources/Core/Use.swift", 2, "availability"),
+                         ("Sources/Core/Use.swift", 4, "availability"),
+                         ("Sources/DemoKit/Use.swift", 2, "availability"),
+                         ("Sources/DemoKit/Use.swift", 4, "availability"))
+        message = next(v.message for v in self.violations() if v.path == "Sources/DemoKit/Use.swift" and v.line == 2)
+        self.assertTrue(message.startswith("fastPath (this package's own, @available at Sources/DemoKit/Fast.swift:2) needs macOS 15.0 / iOS 18.0 / tvOS 18.0"), message)
+
+    def test_an_available_that_raises_no_declared_minimum_is_not_an_entry(self):
+        self.write("Sources/DemoKit/Old.swift", """\
+            @available(macOS 12, iOS 15, *)
+            func oldEnough() -> Int { 1 }
+            @available(*, unavailable)
+            extension Kit: Sendable {}
+            let one = oldEnough()
+            """)
+        self.assertFound()
+
+
 class NestedPackages(GateTestCase):
     def test_a_nested_package_uses_its_own_manifest(self):
         self.write("Examples/App/Package.swift", """\

@@ -9,7 +9,7 @@ import XCTest
 /// platforms; on Linux, where XCTest has no attachments, they are in
 /// `mockServer.journalExcerpt()`).
 ///
-///     final class MenuTests: MockServerTestCase {
+///     nonisolated final class MenuTests: MockServerTestCase {
 ///         override var mockVariants: [String] { ["community"] }
 ///         func testCategories() async throws {
 ///             let controller = MenuController(baseURL: mockServer.baseURL)
@@ -17,6 +17,11 @@ import XCTest
 ///             try await mockServer.expectations.expect(.get("/categories"), .exactly(1))
 ///         }
 ///     }
+///
+/// The class and its overridable properties are nonisolated, as `XCTestCase` is: in a
+/// target whose default actor isolation is MainActor, declare a subclass `nonisolated`
+/// (as above), since a main-actor subclass can override neither these properties nor
+/// `XCTestCase`'s initializers.
 open class MockServerTestCase: XCTestCase {
     /// The scenario each test starts in.
     open var mockScenario: String { Scenario.happyPath.name }

@@ -15,13 +15,17 @@ extension TestMockServer {
 import XCTest
 
 extension XCUIApplication {
-    /// Launch the app against `server`, its requests in `session`:
+    /// Launch the app against `server`, its requests in `session`. Main-actor isolated, as
+    /// `XCUIApplication` is, so the `setUp` or test method that calls it is `@MainActor`:
     ///
-    ///     let server = try await TestMockServer.start()
-    ///     let app = XCUIApplication()
-    ///     app.useMockServer(server, session: name)
-    ///     try server.use("order-fails-then-succeeds", session: name)
-    ///     app.launch()
+    ///     @MainActor override func setUp() async throws {
+    ///         server = try await TestMockServer.start()
+    ///         app = XCUIApplication()
+    ///         app.useMockServer(server, session: name)
+    ///         try server.use("order-fails-then-succeeds", session: name)
+    ///         app.launch()
+    ///     }
+    @MainActor
     public func useMockServer(_ server: TestMockServer, session: String) {
         launchEnvironment.merge(server.launchEnvironment(session: session)) { _, new in new }
     }
