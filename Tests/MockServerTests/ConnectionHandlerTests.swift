@@ -264,6 +264,28 @@ import Testing
         #expect(entries.first?.request.path == "/order")
     }
 
+    @Test func aHeadCutByTheCloseIsJournaledAsMalformed() throws {
+        let connection = try Connection()
+        try connection.send("GET /me")
+        try connection.channel.close().wait()
+        let entries = connection.engine.journal.entries()
+        #expect(entries.map(\.status) == [400])
+        #expect(entries.first?.request.method == "INVALID")
+    }
+
+    @Test func aHalfConnectLineCutByTheCloseIsJournaledAsMalformed() throws {
+        let connection = try Connection(proxyToken: .some(nil))
+        try connection.send("CONNECT api.exam")
+        try connection.channel.close().wait()
+        #expect(connection.engine.journal.entries().map(\.status) == [400])
+    }
+
+    @Test func aConnectionClosedWithNothingSentJournalsNothing() throws {
+        let connection = try Connection()
+        try connection.channel.close().wait()
+        #expect(connection.engine.journal.entries().isEmpty)
+    }
+
     @Test func anUnwritableChannelHoldsTheNextRequestUntilItDrains() throws {
         let connection = try Connection()
         connection.channel.isWritable = false

@@ -73,6 +73,16 @@ struct ConnectionStateMachine {
         }
     }
 
+    /// Whether bytes the decoder could not finish at a close are the head of a request of
+    /// their own: not while a request's body is arriving (the close journals that request,
+    /// cut off), nor once the connection refused or chose to close (it reads no more).
+    var cutBytesStartANewRequest: Bool {
+        switch state {
+        case .idle, .responding, .hanging, .streaming, .blocked: return true
+        case .receiving, .uplink, .closing, .closed: return false
+        }
+    }
+
     /// A stopping server's HTTP/1.1 connection reads and answers no further requests.
     private var readsStopped: Bool { quiescing && !multiplexed }
 

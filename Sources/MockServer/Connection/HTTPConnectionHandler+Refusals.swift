@@ -98,6 +98,14 @@ extension HTTPConnectionHandler {
                               .error(499, "The connection closed before this request was answered"))
     }
 
+    /// Bytes of a request head the client closed the connection in the middle of: a
+    /// malformed request, journaled (400, `INVALID`) though nothing can be answered.
+    func journalCutHead(_ problem: HTTPParserError) {
+        shared.pipeline.ended(MockRequest(method: "INVALID", uri: "/", baseURL: shared.fallbackBaseURL,
+                                          receivedAt: shared.engine.timeSource.now()),
+                              .error(400, "Malformed HTTP request (the connection closed in the middle of the request head: \(problem))"))
+    }
+
     /// The client went away with requests the server had read but not answered: one cut
     /// off mid-body, and complete ones queued behind an answer (pipelining). Each is
     /// journaled as 499 (nginx's "client closed request"), so the journal holds every

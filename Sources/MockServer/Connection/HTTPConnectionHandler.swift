@@ -237,8 +237,12 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
             return
         }
         // The client closed mid-request (the decoder's last bytes at the close): nothing
-        // to answer on; the close journals the request as abandoned.
-        guard context.channel.isActive else { return }
+        // to answer on. A body cut off is journaled by the close, with its request; a head
+        // cut off has no request yet, so it is journaled here as the malformed request it is.
+        guard context.channel.isActive else {
+            if machine.cutBytesStartANewRequest { journalCutHead(parserError) }
+            return
+        }
         if parserError == .headerOverflow {
             refuse(.headTooLarge(limit: shared.limits.maxHeadSize), context: context)
         } else {
