@@ -2,21 +2,28 @@ import Foundation
 import Scenarios
 
 /// A loaded OpenAPI document, read once and shared by every engine that serves it: the
-/// document as OpenAPI 3.1 JSON, its operations, where they are served, and what of it
-/// the mock cannot serve.
+/// document as OpenAPI 3.1 JSON, its operations, where they are served, and what the mock
+/// repaired, skipped or does not serve of it.
 public final class OpenAPIDocument: Sendable {
     /// The file it was read from.
     public let file: String
-    /// The document as OpenAPI 3.1 JSON (3.0 converted, external references resolved):
-    /// what `/__admin/openapi/NAME` serves and requests are checked against.
+    /// The document as OpenAPI 3.1 JSON (3.0 and Swagger 2.0 converted, external references
+    /// resolved, mistakes repaired, parts that cannot be read left out): what
+    /// `/__admin/openapi/NAME` serves and requests are checked against.
     public let json: JSONValue
-    /// What the document has that the mock does not serve (callbacks, webhooks, XML-only
-    /// bodies, examples that break their schema), one sentence each.
-    public let warnings: [String]
+    /// What the mock repaired, skipped and does not serve, each with its file and JSON pointer.
+    public let notes: [DocumentNote]
+    /// The notes as sentences (`pointer: what was done`), one each.
+    public var warnings: [String] { notes.map(\.description) }
+    /// The version the file declares (`2.0` for a Swagger document, converted).
+    public let declaredVersion: String
     /// The paths its operations are served under (`servers`' paths; "" for the root).
     public let basePaths: [String]
     /// The host names of its absolute `servers` URLs, loopback names left out.
     public let hosts: [String]
+    /// The files read for it (more than one for a split document), and their bytes.
+    public let fileCount: Int
+    public let byteCount: Int
 
     /// How many operations it has (each answers).
     public var operationCount: Int { operations.count }
@@ -24,35 +31,51 @@ public final class OpenAPIDocument: Sendable {
     /// Its operations, by path then method.
     public let operations: [DocumentOperation]
     let validator: SchemaValidator
-    /// The document's checker, for `--strict` answers.
+    /// The document's checker, for `--strict` answers, shared by every engine serving it.
     let conformance: RequestConformance
     /// Collections and their items, as the paths say (`/pets`, `/pets/{id}`).
     let collections: [ResourceCollection]
 
-    init(file: String, json: JSONValue) {
+    /// A document of `json` (OpenAPI 3.1) as if read from `file`, with nothing repaired.
+    convenience init(file: String, json: JSONValue) {
+        self.init(file: file, json: json, notes: [], declaredVersion: json["openapi"]?.stringValue ?? "3.1.0", fileCount: 1, byteCount: 0)
+    }
+
+    init(file: String, json: JSONValue, notes loaded: [DocumentNote], declaredVersion: String, fileCount: Int, byteCount: Int) {
         self.file = file
         self.json = json
+        self.declaredVersion = declaredVersion
+        self.fileCount = fileCount
+        self.byteCount = byteCount
         validator = SchemaValidator(document: json)
         basePaths = RequestConformance.basePaths(of: json)
         hosts = Self.hosts(of: json)
-        var warnings: [String] = []
+        var notes = loaded
         var operations: [DocumentOperation] = []
         for (path, item) in (json["paths"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
             let item = validator.resolved(item)
             let shared = (item["parameters"]?.arrayValue ?? []).map(validator.resolved)
             for (method, operation) in (item.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) where RequestConformance.methods.contains(method) {
                 let made = DocumentOperation(method: method.uppercased(), path: path, operation: operation, shared: shared,
-                                             validator: validator, warnings: &warnings)
+                                             validator: validator, file: file, notes: &notes)
                 operations.append(made)
             }
         }
         if let webhooks = json["webhooks"]?.objectValue, !webhooks.isEmpty {
-            warnings.append("webhooks (\(webhooks.keys.sorted().joined(separator: ", "))) are not sent: the mock never calls out")
+            notes.append(DocumentNote(.notServed, file: file, pointer: "/webhooks",
+                                      "webhooks (\(webhooks.keys.sorted().joined(separator: ", "))) are not sent: the mock never calls out"))
         }
         self.operations = operations
-        self.warnings = warnings
         conformance = RequestConformance(documents: [json])
         collections = ResourceCollection.infer(operations, validator: validator)
+        for collection in collections {
+            for operation in operations where operation.path == collection.itemPath && MissingItem.status(for: operation) == nil {
+                notes.append(DocumentNote(.undocumented, file: file, pointer: JSONPointer.pointer(["paths", operation.path, operation.method.lowercased()]),
+                                          "\(operation.method) \(operation.path) documents no 4xx; a missing item is answered 404",
+                                          group: "operations documenting no 4xx answer a missing item 404"))
+            }
+        }
+        self.notes = notes
     }
 
     private static func hosts(of json: JSONValue) -> [String] {
@@ -89,7 +112,7 @@ public struct DocumentOperation: Sendable {
     let security: SecurityRequirements
 
     init(method: String, path: String, operation: JSONValue, shared: [JSONValue], validator: SchemaValidator,
-         warnings: inout [String]) {
+         file: String, notes: inout [DocumentNote]) {
         self.method = method
         self.path = path
         let name = operation["operationId"]?.stringValue ?? "\(method) \(path)"
@@ -103,25 +126,40 @@ public struct DocumentOperation: Sendable {
         security = SecurityRequirements(operation: operation, document: validator.document, validator: validator)
         let body = operation["requestBody"].map(validator.resolved)
         requestSchema = (body?["content"]?.objectValue ?? [:]).first { DocumentResponse.isJSON($0.key) }?.value["schema"]
+        let pointer = JSONPointer.pointer(["paths", path, method.lowercased()])
         if let callbacks = operation["callbacks"]?.objectValue, !callbacks.isEmpty {
-            warnings.append("\(method) \(path): callbacks (\(callbacks.keys.sorted().joined(separator: ", "))) are not made: the mock never calls out")
+            notes.append(DocumentNote(.notServed, file: file, pointer: pointer + "/callbacks",
+                                      "\(method) \(path): callbacks (\(callbacks.keys.sorted().joined(separator: ", "))) are not made: the mock never calls out",
+                                      group: "callbacks are not made: the mock never calls out"))
         }
         var responses: [DocumentResponse] = []
         for (code, response) in (operation["responses"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
             let made = DocumentResponse(code: code, response: validator.resolved(response), validator: validator)
+            let responsePointer = pointer + "/responses/" + JSONPointer.escape(code)
             if !made.contents.isEmpty, made.contents.allSatisfy({ $0.isXML }) {
-                warnings.append("\(method) \(path) \(code): an XML-only body (\(made.contents.map(\.type).joined(separator: ", "))) is answered with its example text or empty")
+                notes.append(DocumentNote(.notServed, file: file, pointer: responsePointer,
+                                          "\(method) \(path) \(code): an XML-only body (\(made.contents.map(\.type).joined(separator: ", "))) is answered with its example text or empty",
+                                          group: "an XML-only body is answered with its example text or empty"))
             }
             for content in made.contents {
                 for (exampleName, value) in content.examples {
                     guard let schema = content.schema, content.isJSON else { continue }
                     let problems = validator.problems(value, against: schema)
                     if let first = problems.first {
-                        warnings.append("\(method) \(path) \(code) \(content.type): the example \"\(exampleName)\" breaks its schema (\(first)); it is served as written")
+                        notes.append(DocumentNote(.notServed, file: file, pointer: responsePointer + "/content/" + JSONPointer.escape(content.type),
+                                                  "\(method) \(path) \(code) \(content.type): the example \"\(exampleName)\" breaks its schema (\(first)); it is served as written",
+                                                  group: "an example that breaks its schema is served as written"))
                     }
                 }
+                for name in content.unreadableExamples {
+                    notes.append(DocumentNote(.skipped, file: file, pointer: responsePointer + "/content/" + JSONPointer.escape(content.type) + "/examples/" + JSONPointer.escape(name),
+                                              "\(method) \(path) \(code) \(content.type): the example \"\(name)\" cannot be read (no value, or a $ref naming nothing); skipped",
+                                              group: "an example that cannot be read skipped"))
+                }
                 if content.externalExamples > 0 {
-                    warnings.append("\(method) \(path) \(code) \(content.type): \(content.externalExamples) example(s) by externalValue are not fetched")
+                    notes.append(DocumentNote(.notServed, file: file, pointer: responsePointer + "/content/" + JSONPointer.escape(content.type),
+                                              "\(method) \(path) \(code) \(content.type): \(content.externalExamples) example(s) by externalValue are not fetched",
+                                              group: "examples by externalValue are not fetched"))
                 }
             }
             responses.append(made)
@@ -158,6 +196,8 @@ struct DocumentResponse: Sendable {
         /// The media type's `example`, then its `examples` by name (JSON objects keep no order).
         let examples: [(name: String, value: JSONValue)]
         let externalExamples: Int
+        /// The names of examples that cannot be read (a `$ref` naming nothing, no `value`).
+        var unreadableExamples: [String] = []
         var isJSON: Bool { DocumentResponse.isJSON(type) }
         var isXML: Bool { type.lowercased().contains("xml") }
     }
@@ -191,6 +231,7 @@ struct DocumentResponse: Sendable {
         for (type, media) in response["content"]?.objectValue ?? [:] {
             var examples: [(name: String, value: JSONValue)] = []
             var external = 0
+            var unreadable: [String] = []
             if let example = media["example"] { examples.append((name: "example", value: example)) }
             let named = media["examples"]?.objectValue ?? [:]
             for exampleName in named.keys.sorted() {
@@ -199,9 +240,11 @@ struct DocumentResponse: Sendable {
                     examples.append((name: exampleName, value: value))
                 } else if entry["externalValue"] != nil {
                     external += 1
+                } else {
+                    unreadable.append(exampleName)
                 }
             }
-            contents.append(Content(type: type, schema: media["schema"], examples: examples, externalExamples: external))
+            contents.append(Content(type: type, schema: media["schema"], examples: examples, externalExamples: external, unreadableExamples: unreadable))
         }
         // JSON first, then other types, each group by name: the order a client that
         // accepts anything gets them in.

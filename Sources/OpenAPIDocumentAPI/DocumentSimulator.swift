@@ -46,8 +46,7 @@ public struct DocumentSimulator: ServedAPI {
     }
 
     public var openAPI: OpenAPISource? {
-        let json = document.json
-        return OpenAPISource { _, _ in json }
+        OpenAPISource(document: document.json, conformance: document.conformance)
     }
 
     public func snapshot() -> DocumentAPIState { store.snapshot() }

@@ -28,56 +28,85 @@ public struct OpenAPIDocumentAPI: MockAPI {
     /// `pet-store`).
     public let name: String
     /// The hosts of the document's absolute `servers` URLs (loopback names left out).
-    public var hosts: [String] { (try? loaded.get())?.hosts ?? [] }
+    public var hosts: [String] { (try? source.result.get())?.hosts ?? [] }
     /// Whether collections keep what is created in them (`--stateless` turns it off).
     public let stateful: Bool
-    private let loaded: Result<OpenAPIDocument, FixtureError>
+    private let source: Source
 
-    /// Reads the document at `url` now; its problems are thrown with the file, the JSON
-    /// pointer and what is wrong.
+    /// Reads the document at `url` now (or takes it from `DocumentCache.shared` when its
+    /// files have not changed since this process read it); its problems are thrown with
+    /// the file, the JSON pointer and what is wrong.
     /// - Parameters:
     ///   - url: The document's file.
     ///   - name: The API's name (`/__admin/openapi/NAME`, `--variant NAME-…`); by default from the file's name.
     ///   - stateful: Whether collections keep the items created in them.
     public init(contentsOf url: URL, name: String? = nil, stateful: Bool = true) throws(FixtureError) {
-        let document = try Self.read(url)
-        self.init(name: name ?? Self.name(of: url), stateful: stateful, loaded: .success(document))
+        let source = Source(url: url, cache: .shared)
+        _ = try source.result.get()
+        self.init(name: name ?? Self.name(of: url), stateful: stateful, source: source)
     }
 
-    /// The API of the document at `url`, or, when it cannot be read, an API whose
-    /// fixtures fail to load with the document's problems: a server serving it does not
-    /// start, and says why. For callers that cannot throw (test traits).
-    public static func reading(_ url: URL, name: String? = nil, stateful: Bool = true) -> OpenAPIDocumentAPI {
-        let loaded: Result<OpenAPIDocument, FixtureError>
-        do { loaded = .success(try read(url)) } catch { loaded = .failure(error) }
-        return OpenAPIDocumentAPI(name: name ?? Self.name(of: url), stateful: stateful, loaded: loaded)
+    /// The API of the document at `url`, read when a server first serves it (once per
+    /// process through `cache`, by file and modification time). When it cannot be read,
+    /// the API's fixtures fail to load with the document's problems: a server serving it
+    /// does not start, and says why. For callers that cannot throw (test traits).
+    public static func reading(_ url: URL, name: String? = nil, stateful: Bool = true, cache: DocumentCache = .shared) -> OpenAPIDocumentAPI {
+        OpenAPIDocumentAPI(name: name ?? Self.name(of: url), stateful: stateful, source: Source(url: url, cache: cache))
     }
 
-    private init(name: String, stateful: Bool, loaded: Result<OpenAPIDocument, FixtureError>) {
+    private init(name: String, stateful: Bool, source: Source) {
         self.name = name
         self.stateful = stateful
-        self.loaded = loaded
+        self.source = source
+    }
+
+    /// Where the document comes from: read on first use, then kept.
+    private final class Source: Sendable {
+        let url: URL
+        let cache: DocumentCache
+        private let loaded = Locked<Result<OpenAPIDocument, FixtureError>?>(nil)
+
+        init(url: URL, cache: DocumentCache) {
+            self.url = url
+            self.cache = cache
+        }
+
+        var result: Result<OpenAPIDocument, FixtureError> {
+            if let known = loaded.withLock({ $0 }) { return known }
+            let read = cache.document(at: url)
+            loaded.withLock { $0 = read }
+            return read
+        }
     }
 
     /// The loaded document; throws what was wrong with it.
-    public func document() throws(FixtureError) -> OpenAPIDocument { try loaded.get() }
+    public func document() throws(FixtureError) -> OpenAPIDocument { try source.result.get() }
 
-    /// What the mock does not serve of the document (empty when it could not be read).
-    public var warnings: [String] { (try? loaded.get())?.warnings ?? [] }
+    /// What the mock repaired, skipped or does not serve of the document, one sentence
+    /// each (empty when it could not be read).
+    public var warnings: [String] { (try? source.result.get())?.warnings ?? [] }
 
-    /// The document, whatever the fixtures folder holds (it was read when the API was made).
+    /// The document, whatever the fixtures folder holds (read when first asked, then kept).
     public func loadFixtures(from directory: URL) throws(FixtureError) -> OpenAPIDocument? {
-        try loaded.get()
+        try source.result.get()
     }
 
     public func serve(_ document: OpenAPIDocument, _ context: APIContext) -> DocumentSimulator {
         DocumentSimulator(apiName: name, document: document, context: context, stateful: stateful)
     }
 
-    /// The document at `url`, read and checked.
+    /// The document at `url`, read and checked now (no cache).
     public static func read(_ url: URL) throws(FixtureError) -> OpenAPIDocument {
         let loaded = try DocumentLoader.load(url)
-        return OpenAPIDocument(file: url.path, json: loaded.json)
+        return OpenAPIDocument(file: url.path, json: loaded.json, notes: loaded.notes, declaredVersion: loaded.declaredVersion,
+                               fileCount: loaded.files.count, byteCount: loaded.bytes)
+    }
+
+    /// Every problem of the document at `url` for its own CI (`mock-server validate
+    /// --strict`): what the mock would repair or skip, and what OpenAPIKit's reading and
+    /// validation find. Empty when the document is all its version says it should be.
+    public static func strictProblems(_ url: URL) -> [FixtureProblem] {
+        DocumentLoader.strictProblems(url)
     }
 
     /// The name an API gets from its file: `Pet Store.yaml` is `pet-store`.

@@ -86,6 +86,14 @@ struct DocumentAnswers: Sendable {
         return value
     }
 
+    /// A value of `schema` drawn from a generator seeded with the engine's seed and
+    /// `stream`: the same each time for the same stream, and not kept (for values made per
+    /// stored item).
+    func sample(_ schema: JSONValue, stream: String) -> JSONValue {
+        var random = SeededRandom(seed: seed, stream: stream)
+        return SchemaSampler(document: document.json).sample(schema, using: &random)
+    }
+
     private func dynamicValue(_ schema: JSONValue) -> JSONValue {
         var random = dynamic.withLock { generator -> SeededRandom in
             let split = SeededRandom(seed: generator.next())
