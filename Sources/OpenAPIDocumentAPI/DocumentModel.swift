@@ -21,8 +21,9 @@ public final class OpenAPIDocument: Sendable {
     public let basePaths: [String]
     /// The host names of its absolute `servers` URLs, loopback names left out.
     public let hosts: [String]
-    /// The files read for it (more than one for a split document), and their bytes.
+    /// How many files were read for it (more than one for a split document).
     public let fileCount: Int
+    /// The bytes of the files read for it.
     public let byteCount: Int
 
     /// How many operations it has (each answers).
@@ -67,6 +68,19 @@ public final class OpenAPIDocument: Sendable {
         }
         self.operations = operations
         conformance = RequestConformance(documents: [json])
+        for operation in operations {
+            let pointer = JSONPointer.pointer(["paths", operation.path, operation.method.lowercased()])
+            if !operation.security.alternatives.isEmpty, operation.response(for: 401) == nil, !operation.documents(403) {
+                notes.append(DocumentNote(.undocumented, file: file, pointer: pointer,
+                                          "\(operation.method) \(operation.path) asks for credentials and documents no 401; a request without them is answered 401",
+                                          group: "operations asking for credentials that document no 401 answer 401"))
+            }
+            if operation.response(for: DocumentSimulator.rejectionStatus(operation)) == nil {
+                notes.append(DocumentNote(.undocumented, file: file, pointer: pointer,
+                                          "\(operation.method) \(operation.path) documents neither 400, 422, 4XX nor default; with --strict a request that breaks the document is answered 400",
+                                          group: "operations documenting no answer to a bad request answer it 400 (--strict)"))
+            }
+        }
         collections = ResourceCollection.infer(operations, validator: validator)
         for collection in collections {
             for operation in operations where operation.path == collection.itemPath && MissingItem.status(for: operation) == nil {
@@ -108,6 +122,9 @@ public struct DocumentOperation: Sendable {
     /// The operation's query parameters by name (path item's included).
     let queryParameters: [String: JSONValue]
     let requestSchema: JSONValue?
+    /// Whether the request body's schema has a boolean `stream` field (a streaming LLM
+    /// API's way to ask for events).
+    let asksForStreams: Bool
     /// The credentials it asks for.
     let security: SecurityRequirements
 
@@ -126,6 +143,8 @@ public struct DocumentOperation: Sendable {
         security = SecurityRequirements(operation: operation, document: validator.document, validator: validator)
         let body = operation["requestBody"].map(validator.resolved)
         requestSchema = (body?["content"]?.objectValue ?? [:]).first { DocumentResponse.isJSON($0.key) }?.value["schema"]
+        asksForStreams = requestSchema.flatMap { Schemas.properties($0, validator: validator)["stream"] }
+            .map { validator.problems(.bool(true), against: $0).isEmpty } ?? false
         let pointer = JSONPointer.pointer(["paths", path, method.lowercased()])
         if let callbacks = operation["callbacks"]?.objectValue, !callbacks.isEmpty {
             notes.append(DocumentNote(.notServed, file: file, pointer: pointer + "/callbacks",
@@ -134,21 +153,22 @@ public struct DocumentOperation: Sendable {
         }
         var responses: [DocumentResponse] = []
         for (code, response) in (operation["responses"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
-            let made = DocumentResponse(code: code, response: validator.resolved(response), validator: validator)
+            var made = DocumentResponse(code: code, response: validator.resolved(response), validator: validator)
             let responsePointer = pointer + "/responses/" + JSONPointer.escape(code)
             if !made.contents.isEmpty, made.contents.allSatisfy({ $0.isXML }) {
                 notes.append(DocumentNote(.notServed, file: file, pointer: responsePointer,
                                           "\(method) \(path) \(code): an XML-only body (\(made.contents.map(\.type).joined(separator: ", "))) is answered with its example text or empty",
                                           group: "an XML-only body is answered with its example text or empty"))
             }
-            for content in made.contents {
+            for (index, content) in made.contents.enumerated() {
                 for (exampleName, value) in content.examples {
                     guard let schema = content.schema, content.isJSON else { continue }
                     let problems = validator.problems(value, against: schema)
                     if let first = problems.first {
+                        made.contents[index].brokenExamples.insert(exampleName)
                         notes.append(DocumentNote(.notServed, file: file, pointer: responsePointer + "/content/" + JSONPointer.escape(content.type),
-                                                  "\(method) \(path) \(code) \(content.type): the example \"\(exampleName)\" breaks its schema (\(first)); it is served as written",
-                                                  group: "an example that breaks its schema is served as written"))
+                                                  "\(method) \(path) \(code) \(content.type): the example \"\(exampleName)\" breaks its schema (\(first)); a value made from the schema is answered instead (Prefer: example=\(Prefer.word(exampleName)) answers it as written)",
+                                                  group: "an example that breaks its schema is answered only when asked for by name"))
                     }
                 }
                 for name in content.unreadableExamples {
@@ -198,7 +218,13 @@ struct DocumentResponse: Sendable {
         let externalExamples: Int
         /// The names of examples that cannot be read (a `$ref` naming nothing, no `value`).
         var unreadableExamples: [String] = []
+        /// The names of examples that break the schema: not answered unless asked for by name.
+        var brokenExamples: Set<String> = []
+        /// The example answered when none is asked for: the first that keeps the schema.
+        var servedExample: (name: String, value: JSONValue)? { examples.first { !brokenExamples.contains($0.name) } }
         var isJSON: Bool { DocumentResponse.isJSON(type) }
+        /// Whether it is a Server-Sent Events stream (`text/event-stream`).
+        var isEventStream: Bool { type.lowercased().hasPrefix("text/event-stream") }
         var isXML: Bool { type.lowercased().contains("xml") }
     }
 
@@ -212,7 +238,7 @@ struct DocumentResponse: Sendable {
     /// The status answered: the code, a range's first (`4XX` is 400), `default`'s 200.
     let status: Int
     let isRange: Bool
-    let contents: [Content]
+    var contents: [Content]
     let headers: [Header]
 
     init(code: String, response: JSONValue, validator: SchemaValidator) {

@@ -1,8 +1,12 @@
 import Foundation
 import Scenarios
 
-/// An API served from its OpenAPI document (3.0, 3.1 or 3.2; YAML or JSON; `$ref`s to
-/// other local files read relative to the file that names them).
+/// An API served from its OpenAPI document (3.0, 3.1 or 3.2, or Swagger 2.0; YAML or JSON;
+/// `$ref`s to any number of local files, read relative to the file that names them).
+///
+/// What can be read is served: the common mistakes of real documents are repaired, and
+/// what cannot be read is skipped, each noted with its file and JSON pointer
+/// (`OpenAPIDocument/notes`); a document is refused only when nothing in it can be served.
 ///
 /// Every operation answers under the path of the document's `servers` URL (`/api` for
 /// `https://example.com/api` or `/api`; the root without servers), and to the servers'
@@ -12,12 +16,15 @@ import Scenarios
 /// can ask for another documented answer with `Prefer: code=404`, a named example with
 /// `Prefer: example=NAME`, and a fresh value with `Prefer: dynamic=true`.
 ///
-/// Requests are checked against the document: violations are flagged on the journal
-/// entry, and with `strict` (`--strict`) answered 400 (422 where the operation documents
-/// 422 and not 400) naming the parameter or the body's JSON pointer. Where the paths
-/// describe a collection (`POST /pets`, `/pets/{id}`), created items are kept: read,
-/// changed, deleted (then 404) and listed, paged with the list's own `limit`/`offset` or
-/// `page`/`per_page` parameters; they are the engine's state and go into its snapshots.
+/// Requests are checked against the document (every body media type it declares):
+/// violations are flagged on the journal entry, and with `strict` (`--strict`) answered
+/// 400 or 422, as the operation documents, naming the parameter or the body's JSON pointer.
+/// Where the paths describe a collection (`POST /pets`, `/pets/{id}`), created items are
+/// kept in the document's own shapes (wrapped bodies unwrapped and wrapped again, ids the
+/// server assigns, lists in the list's item shape): read, changed, deleted (then the
+/// documented answer for a missing item) and listed, paged with the list's own
+/// `limit`/`offset` or `page`/`per_page` parameters; they are the engine's state and go
+/// into its snapshots.
 ///
 ///     let api = try OpenAPIDocumentAPI(contentsOf: URL(fileURLWithPath: "petstore.yaml"))
 ///     let engine = try MockEngine(configuration: EngineConfiguration(

@@ -20,6 +20,8 @@ struct DocumentNormalizer {
     let locate: (String) -> (file: String, pointer: String)
     private(set) var notes: [DocumentNote] = []
     private var path: [String] = []
+    /// Patterns seen, and whether each compiles.
+    private var patterns: [String: Bool] = [:]
 
     init(isVersion30: Bool, locate: @escaping (String) -> (file: String, pointer: String)) {
         self.isVersion30 = isVersion30
@@ -61,12 +63,6 @@ struct DocumentNormalizer {
 
     private enum Context { case document, names, schema, schemaNames }
 
-    private static let schemaNameMaps: Set<String> = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]
-    private static let schemaData: Set<String> = ["example", "examples", "default", "enum", "const"]
-    private static let documentNameMaps: Set<String> = [
-        "paths", "webhooks", "callbacks", "links", "encoding", "content", "variables", "securitySchemes",
-        "parameters", "responses", "requestBodies", "headers", "pathItems",
-    ]
 
     /// `value` with the schemas in it repaired; nil when nothing changed.
     private mutating func walk(_ value: JSONValue, context: Context) -> JSONValue? {
@@ -88,6 +84,11 @@ struct DocumentNormalizer {
         case .object(let members):
             var changed: [String: JSONValue]?
             for (key, member) in members {
+                // Scalars hold no schema: only objects and lists are walked.
+                switch member {
+                case .object, .array: break
+                default: continue
+                }
                 let inner: Context?
                 switch context {
                 case .names:
@@ -95,23 +96,22 @@ struct DocumentNormalizer {
                 case .schemaNames:
                     inner = .schema
                 case .schema:
-                    inner = Self.schemaData.contains(key) || key.hasPrefix("x-") ? nil : Self.schemaNameMaps.contains(key) ? .schemaNames : .schema
+                    switch key {
+                    case "example", "examples", "default", "enum", "const": inner = nil
+                    case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas": inner = .schemaNames
+                    default: inner = key.hasPrefix("x-") ? nil : .schema
+                    }
                 case .document:
-                    if key.hasPrefix("x-") || key == "example" || key == "examples" || key == "value" {
-                        inner = nil
-                    } else if key == "schema" {
-                        inner = .schema
-                    } else if key == "schemas" {
+                    switch key {
+                    case "example", "examples", "value": inner = nil
+                    case "schema": inner = .schema
+                    case "schemas", "paths", "webhooks", "callbacks", "links", "encoding", "content", "variables", "securitySchemes",
+                         "parameters", "responses", "requestBodies", "headers", "pathItems":
                         inner = .names
-                    } else {
-                        inner = Self.documentNameMaps.contains(key) ? .names : .document
+                    default: inner = key.hasPrefix("x-") ? nil : .document
                     }
                 }
                 guard let inner else { continue }
-                switch member {
-                case .object, .array: break
-                default: continue
-                }
                 path.append(key)
                 let walked = walk(member, context: inner)
                 path.removeLast()
@@ -142,7 +142,47 @@ struct DocumentNormalizer {
     private static let checkedFormats: Set<String> = ["date-time", "date", "uuid", "email", "uri"]
 
     /// Repairs one schema's own keywords; whether anything changed.
+    /// Whether a schema's keywords hold anything `repairSchema` would change: one pass over
+    /// them, so the common schema costs no more than that.
+    private mutating func needsRepair(_ schema: [String: JSONValue]) -> Bool {
+        for (key, value) in schema {
+            switch key {
+            case "nullable", "example":
+                return true
+            case "type":
+                if case .string(let type) = value, !Self.typeNames.contains(type) { return true }
+            case "exclusiveMinimum", "exclusiveMaximum", "minimum", "maximum", "multipleOf", "minLength", "maxLength",
+                 "minItems", "maxItems", "minProperties", "maxProperties":
+                guard case .number(let number) = value, abs(number) < Self.integerLimit, key != "multipleOf" || number > 0 else { return true }
+            case "properties":
+                for property in value.objectValue?.values ?? [:].values {
+                    if case .bool? = property["required"] { return true }
+                }
+            case "pattern":
+                guard case .string(let pattern) = value, compiles(pattern) else { return true }
+            case "format":
+                guard case .string(let format) = value else { continue }
+                if let canonical = Self.formatSpellings[format.lowercased()], canonical != format { return true }
+                if Self.checkedFormats.contains(format), schema["examples"] != nil || schema["default"] != nil { return true }
+            default:
+                continue
+            }
+        }
+        return false
+    }
+
+    private static let typeNames: Set<String> = ["string", "integer", "number", "boolean", "array", "object", "null"]
+
+    /// Whether `pattern` compiles, each pattern compiled once.
+    private mutating func compiles(_ pattern: String) -> Bool {
+        if let known = patterns[pattern] { return known }
+        let result = PatternCheck.compiles(pattern)
+        patterns[pattern] = result
+        return result
+    }
+
     private mutating func repairSchema(_ schema: inout [String: JSONValue]) -> Bool {
+        guard needsRepair(schema) else { return false }
         var changed = false
         let types = schema["type"].map(SchemaValidator.typeNames) ?? []
         if case .string(let type)? = schema["type"], type != type.lowercased(),
@@ -228,7 +268,7 @@ struct DocumentNormalizer {
             }
         }
         if let pattern = schema["pattern"] {
-            if pattern.stringValue.map(PatternCheck.compiles) != true {
+            if pattern.stringValue.map({ compiles($0) }) != true {
                 schema["pattern"] = nil
                 note(.repaired, at: path + ["pattern"], "pattern \(pattern) is not a regular expression; left out", group: "a pattern that is not a regular expression left out")
                 changed = true

@@ -28,7 +28,7 @@ enum DocumentText {
         }
         let node: Node?
         do {
-            node = try Yams.compose(yaml: text, .basic)
+            node = try Yams.compose(yaml: text, .basic, .default, .utf8)
         } catch {
             throw FixtureError(file: url.path, jsonPath: "", reason: "not valid YAML: \(describe(error))")
         }

@@ -21,6 +21,10 @@ struct ReadabilityCheck {
     let unresolved: [String: FixtureProblem]
     /// Each component schema's verdict, by pointer (nil: readable; being checked counts as readable).
     private var verdicts: [String: Problem?] = [:]
+    /// The keys of the part being checked.
+    private var path: [String] = []
+    /// Whether parts are walked by name (to name a problem the same way every run).
+    private var ordered = false
 
     init(document: JSONValue, unresolved: [String: FixtureProblem]) {
         self.document = document
@@ -140,64 +144,104 @@ struct ReadabilityCheck {
         return verdict
     }
 
-    private static let schemaMaps = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]
-    private static let schemaLists = ["allOf", "anyOf", "oneOf", "prefixItems"]
-    private static let subschemas = ["additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
-                                     "unevaluatedItems", "unevaluatedProperties", "additionalItems"]
+    private static let schemaMaps: Set<String> = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]
+    private static let schemaLists: Set<String> = ["allOf", "anyOf", "oneOf", "prefixItems"]
+    private static let subschemas: Set<String> = ["additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
+                                                  "unevaluatedItems", "unevaluatedProperties", "additionalItems"]
 
+    /// Checks the schema at `keys`; the keys of its parts are pushed on `path` as it goes,
+    /// and a pointer is made only for a problem.
     private mutating func check(_ schema: JSONValue, at keys: [String], depth: Int) throws(Problem) {
+        let saved = path
+        path = keys
+        defer { path = saved }
+        do {
+            try check(schema, depth: depth)
+        } catch {
+            // Found walking in hash order: walked again by name, so the problem named is the
+            // same on every run.
+            guard !ordered else { throw error }
+            ordered = true
+            defer { ordered = false }
+            path = keys
+            try check(schema, depth: depth)
+            throw error
+        }
+    }
+
+    private func here(_ more: String...) -> [String] { path + more }
+
+    private mutating func check(_ schema: JSONValue, depth: Int) throws(Problem) {
         guard depth < 64 else { return }
         switch schema {
         case .bool: return
         case .object(let keywords):
-            if let reference = keywords["$ref"] {
-                guard case .string(let text) = reference else { throw problem(keys + ["$ref"], "a $ref must be text") }
-                if let found = referenceProblem(text, at: keys) {
-                    // The operation names the part it uses; the part says what is wrong.
-                    if found.recorded != nil || found.pointer == JSONPointer.pointer(keys + ["$ref"]) { throw found }
-                    throw Problem(pointer: JSONPointer.pointer(keys + ["$ref"]),
-                                  reason: "\(text) cannot be read (\(found.pointer): \(found.reason))", recorded: nil)
-                }
-            }
-            if let type = keywords["type"] {
-                let names: [JSONValue]
-                switch type {
-                case .string: names = [type]
-                case .array(let items): names = items
-                default: throw problem(keys + ["type"], "type \(type) is not a JSON Schema type")
-                }
-                for name in names where !(name.stringValue.map(Self.types.contains) ?? false) {
-                    throw problem(keys + ["type"], "type \(name) is not a JSON Schema type")
-                }
-            }
-            if let required = keywords["required"] {
-                guard case .array(let names) = required, names.allSatisfy({ $0.stringValue != nil }) else {
-                    throw problem(keys + ["required"], "required must be a list of property names")
-                }
-            }
-            if let options = keywords["enum"], options.arrayValue == nil { throw problem(keys + ["enum"], "enum must be a list") }
-            for key in Self.schemaMaps {
-                guard let map = keywords[key] else { continue }
-                guard case .object(let named) = map else { throw problem(keys + [key], "\(key) must be an object of schemas") }
-                for (name, member) in named { try check(member, at: keys + [key, name], depth: depth + 1) }
-            }
-            for key in Self.schemaLists {
-                guard let list = keywords[key] else { continue }
-                guard case .array(let items) = list else { throw problem(keys + [key], "\(key) must be a list of schemas") }
-                for (index, item) in items.enumerated() { try check(item, at: keys + [key, String(index)], depth: depth + 1) }
-            }
-            if let items = keywords["items"] {
-                if case .array(let list) = items {
-                    for (index, item) in list.enumerated() { try check(item, at: keys + ["items", String(index)], depth: depth + 1) }
-                } else {
-                    try check(items, at: keys + ["items"], depth: depth + 1)
-                }
-            }
-            for key in Self.subschemas {
-                if let member = keywords[key] { try check(member, at: keys + [key], depth: depth + 1) }
+            if ordered {
+                for key in keywords.keys.sorted() { try keyword(key, keywords[key] ?? .null, depth: depth) }
+            } else {
+                for (key, value) in keywords { try keyword(key, value, depth: depth) }
             }
         default:
-            throw problem(keys, "a schema must be an object or a boolean, not \(schema.typeName)")
+            throw problem(path, "a schema must be an object or a boolean, not \(schema.typeName)")
         }
+    }
+
+    private mutating func keyword(_ key: String, _ value: JSONValue, depth: Int) throws(Problem) {
+        switch key {
+        case "$ref":
+            guard case .string(let text) = value else { throw problem(here("$ref"), "a $ref must be text") }
+            let keys = path
+            if let found = referenceProblem(text, at: keys) {
+                // The operation names the part it uses; the part says what is wrong.
+                if found.recorded != nil || found.pointer == JSONPointer.pointer(keys + ["$ref"]) { throw found }
+                throw Problem(pointer: JSONPointer.pointer(keys + ["$ref"]),
+                              reason: "\(text) cannot be read (\(found.pointer): \(found.reason))", recorded: nil)
+            }
+        case "type":
+            let names: [JSONValue]
+            switch value {
+            case .string: names = [value]
+            case .array(let items): names = items
+            default: throw problem(here("type"), "type \(value) is not a JSON Schema type")
+            }
+            for name in names where !(name.stringValue.map(Self.types.contains) ?? false) {
+                throw problem(here("type"), "type \(name) is not a JSON Schema type")
+            }
+        case "required":
+            guard case .array(let names) = value, names.allSatisfy({ $0.stringValue != nil }) else {
+                throw problem(here("required"), "required must be a list of property names")
+            }
+        case "enum":
+            if value.arrayValue == nil { throw problem(here("enum"), "enum must be a list") }
+        case "items":
+            if case .array(let list) = value {
+                for (index, item) in list.enumerated() { try descend(item, ["items", String(index)], depth: depth) }
+            } else {
+                try descend(value, ["items"], depth: depth)
+            }
+        case _ where Self.schemaMaps.contains(key):
+            guard case .object(let named) = value else { throw problem(here(key), "\(key) must be an object of schemas") }
+            if ordered {
+                for name in named.keys.sorted() { try descend(named[name] ?? .null, [key, name], depth: depth) }
+            } else {
+                for (name, member) in named { try descend(member, [key, name], depth: depth) }
+            }
+        case _ where Self.schemaLists.contains(key):
+            guard case .array(let items) = value else { throw problem(here(key), "\(key) must be a list of schemas") }
+            for (index, item) in items.enumerated() { try descend(item, [key, String(index)], depth: depth) }
+        case _ where Self.subschemas.contains(key):
+            try descend(value, [key], depth: depth)
+        default:
+            return
+        }
+    }
+
+    private mutating func descend(_ schema: JSONValue, _ keys: [String], depth: Int) throws(Problem) {
+        // Scalars and empty schemas need no walk (and no path).
+        if case .object(let keywords) = schema, keywords.isEmpty { return }
+        if case .bool = schema { return }
+        path.append(contentsOf: keys)
+        defer { path.removeLast(keys.count) }
+        try check(schema, depth: depth + 1)
     }
 }

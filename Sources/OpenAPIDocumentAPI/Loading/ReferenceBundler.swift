@@ -13,7 +13,8 @@ import Scenarios
 /// followed (a missing file, a pointer naming nothing, a remote URL) is left as it is and
 /// recorded in `problems`; the operations that use it are skipped, the rest is served.
 struct ReferenceBundler {
-    let root: URL
+    /// The document's file, as a standardized path.
+    let root: String
     /// The most bytes read for the document (its own file included), and how deep
     /// references may nest.
     let limits: DocumentLoader.Limits
@@ -21,9 +22,13 @@ struct ReferenceBundler {
     private(set) var problems: [String: FixtureProblem] = [:]
     /// What was repaired on the way (a `#/…` reference in another file that only the root holds).
     private(set) var notes: [DocumentNote] = []
-    /// Where each inlined part came from: its pointer in the bundled document, the file and
-    /// the pointer there (for notes about it), in the order they were placed.
-    private(set) var origins: [(bundled: String, file: String, pointer: String)] = []
+    /// Where each inlined part came from, by its keys in the bundled document: the file and
+    /// the pointer there (for notes about it).
+    private var origins: [(bundled: [String], file: String, pointer: String)] = []
+    /// The origins by their pointer in the bundled document, made once the document is whole.
+    private var originIndex: [String: (file: String, pointer: String)] = [:]
+    /// Each reference's file, by the file naming it and the reference as written.
+    private var targets: [String: String] = [:]
     /// How many files were read, and their bytes.
     private(set) var fileCount = 1
     private(set) var bytesRead: Int
@@ -60,7 +65,7 @@ struct ReferenceBundler {
     ///   - schemasAt: Where schemas read from other files are put.
     ///   - limits: The most bytes read and the deepest nesting of references.
     init(root: URL, document: JSONValue, bytes: Int, schemasAt: SchemaPlace, limits: DocumentLoader.Limits = .standard) {
-        self.root = root.standardizedFileURL
+        self.root = root.standardizedFileURL.path
         self.limits = limits
         self.document = document
         self.schemasAt = schemasAt
@@ -73,12 +78,12 @@ struct ReferenceBundler {
     /// Where a part of the document is described: the file and pointer of the innermost
     /// inlined part holding `pointer`, else the root file's own pointer.
     func locate(_ pointer: String) -> (file: String, pointer: String) {
-        var best: (bundled: String, file: String, pointer: String)?
-        for origin in origins where pointer == origin.bundled || pointer.hasPrefix(origin.bundled + "/") {
-            if best.map({ origin.bundled.count > $0.bundled.count }) ?? true { best = origin }
+        var prefix = Substring(pointer)
+        while true {
+            if let origin = originIndex[String(prefix)] { return (origin.file, origin.pointer + pointer.dropFirst(prefix.count)) }
+            guard let slash = prefix.lastIndex(of: "/") else { return (root, pointer) }
+            prefix = prefix[..<slash]
         }
-        guard let best else { return (root.path, pointer) }
-        return (best.file, best.pointer + pointer.dropFirst(best.bundled.count))
     }
 
     /// `document` (the root file's value) with every external reference resolved; the
@@ -86,6 +91,9 @@ struct ReferenceBundler {
     mutating func bundle() -> JSONValue {
         guard Self.hasExternalReference(document, depth: 0) else { return document }
         let result = walk(document, file: root, context: .document) ?? document
+        for origin in origins where originIndex[JSONPointer.pointer(origin.bundled)] == nil {
+            originIndex[JSONPointer.pointer(origin.bundled)] = (origin.file, origin.pointer)
+        }
         guard !hoisted.isEmpty, case .object(var members) = result else { return result }
         switch schemasAt {
         case .components:
@@ -162,7 +170,7 @@ struct ReferenceBundler {
     }
 
     /// `value` with its external references resolved; nil when it has none (unchanged).
-    private mutating func walk(_ value: JSONValue, file: URL, context: Context) -> JSONValue? {
+    private mutating func walk(_ value: JSONValue, file: String, context: Context) -> JSONValue? {
         if case .data = context { return nil }
         switch value {
         case .object(let members):
@@ -212,9 +220,7 @@ struct ReferenceBundler {
         }
     }
 
-    private var pointer: String { path.map { "/" + JSONPointer.escape($0) }.joined() }
-
-    private mutating func follow(_ reference: String, siblings: [String: JSONValue], file: URL, context: Context) -> JSONValue? {
+    private mutating func follow(_ reference: String, siblings: [String: JSONValue], file: String, context: Context) -> JSONValue? {
         let parts = reference.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
         let location = String(parts[0])
         let fragment = parts.count > 1 ? String(parts[1]) : ""
@@ -232,40 +238,42 @@ struct ReferenceBundler {
                 return nil
             }
         }
-        var target: URL
+        var target: String
         if location.isEmpty {
             target = file
+        } else if let known = targets[file + "\n" + location] {
+            target = known
         } else {
-            if let scheme = URL(string: location)?.scheme, scheme.count > 1, scheme != "file" {
+            if location.contains(":"), let scheme = URL(string: location)?.scheme, scheme.count > 1, scheme != "file" {
                 record(reference, file: file, "\(reference) is a remote reference; only files beside the document are read")
                 return nil
             }
-            let path = location.removingPercentEncoding ?? location
-            target = URL(fileURLWithPath: path, relativeTo: file.deletingLastPathComponent()).standardizedFileURL
+            let path = location.contains("%") ? location.removingPercentEncoding ?? location : location
+            target = Self.join(path.hasPrefix("file://") ? String(path.dropFirst(7)) : path, relativeTo: file)
+            targets[file + "\n" + location] = target
         }
         if target == root { return .object(siblings.merging(["$ref": .string("#" + fragment)]) { _, new in new }) }
         guard let content = load(target, reference: reference, from: file) else { return nil }
         let value = JSONPointer.resolve(fragment, in: content)
         if value == nil, location.isEmpty, fragment.hasPrefix("/"), JSONPointer.resolve(fragment, in: document) != nil {
             // `#/components/…` in another file, meant for the root document, as many tools write it.
-            let (noteFile, notePointer) = locate(pointer)
+            let (noteFile, notePointer) = here(in: file)
             notes.append(DocumentNote(.repaired, file: noteFile, pointer: notePointer + "/$ref",
-                                      "\(reference) names nothing in \(target.lastPathComponent); read in the root document",
+                                      "\(reference) names nothing in \(Self.lastComponent(target)); read in the root document",
                                       group: "a #/… reference in another file read in the root document"))
             return .object(siblings.merging(["$ref": .string(reference)]) { _, new in new })
         }
         guard let value else {
-            record(reference, file: file, "\(reference) names nothing: \(target.path) has no \(fragment.isEmpty ? "value" : fragment)")
+            record(reference, file: file, "\(reference) names nothing: \(target) has no \(fragment.isEmpty ? "value" : fragment)")
             return nil
         }
-        let key = target.path + "#" + fragment
+        let key = target + "#" + fragment
         if case .schema = context {
             let name: String
             if let known = hoistedNames[key] {
                 name = known
             } else {
-                name = uniqueName(for: fragment.isEmpty ? target.deletingPathExtension().lastPathComponent
-                                                        : String(fragment.split(separator: "/").last ?? "Schema"))
+                name = uniqueName(for: fragment.isEmpty ? Self.baseName(target) : String(fragment.split(separator: "/").last ?? "Schema"))
                 hoistedNames[key] = name
                 guard stack.count < limits.depth else {
                     record(reference, file: file, "references nest deeper than \(limits.depth)")
@@ -274,7 +282,7 @@ struct ReferenceBundler {
                 stack.append(key)
                 let saved = path
                 path = schemasAt.keys + [name]
-                origins.append((JSONPointer.pointer(path), target.path, fragment))
+                origins.append((path, target, fragment))
                 hoisted[name] = walk(value, file: target, context: .schema) ?? value
                 path = saved
                 stack.removeLast()
@@ -291,7 +299,7 @@ struct ReferenceBundler {
             record(reference, file: file, "references nest deeper than \(limits.depth)")
             return nil
         }
-        origins.append((pointer, target.path, fragment))
+        origins.append((path, target, fragment))
         var resolved: JSONValue
         if let known = inlined[key] {
             resolved = known
@@ -333,36 +341,72 @@ struct ReferenceBundler {
         }
     }
 
-    private mutating func record(_ reference: String, file: URL, _ reason: String) {
-        guard problems[reference] == nil else { return }
-        let (noteFile, notePointer) = file == root ? (root.path, pointer) : locate(pointer)
-        problems[reference] = FixtureProblem(file: noteFile, jsonPath: notePointer + "/$ref", reason: reason)
+    /// The file and pointer of the part being walked, in the file it was read from: the
+    /// innermost inlined part holding it says which.
+    private func here(in file: String) -> (file: String, pointer: String) {
+        let keys = JSONPointer.pointer(path)
+        guard file != root else { return (root, keys) }
+        for candidate in origins.reversed() where path.starts(with: candidate.bundled) {
+            return (candidate.file, candidate.pointer + JSONPointer.pointer(Array(path.dropFirst(candidate.bundled.count))))
+        }
+        return (root, keys)
     }
 
-    private mutating func load(_ url: URL, reference: String, from file: URL) -> JSONValue? {
-        if let known = files[url.path] { return known }
-        let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+    private mutating func record(_ reference: String, file: String, _ reason: String) {
+        guard problems[reference] == nil else { return }
+        let (where_, pointer) = here(in: file)
+        problems[reference] = FixtureProblem(file: where_, jsonPath: pointer + "/$ref", reason: reason)
+    }
+
+    private mutating func load(_ path: String, reference: String, from file: String) -> JSONValue? {
+        if let known = files[path] { return known }
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         guard let attributes else {
-            record(reference, file: file, "the referenced file \(url.path) does not exist")
+            record(reference, file: file, "the referenced file \(path) does not exist")
             return nil
         }
         let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
         guard bytesRead + size <= limits.bytes else {
-            record(reference, file: file, "the document reaches more than \(limits.bytes) bytes of files; \(url.path) is not read")
+            record(reference, file: file, "the document reaches more than \(limits.bytes) bytes of files; \(path) is not read")
             return nil
         }
         let value: JSONValue
         do {
-            value = try DocumentText.read(url)
+            value = try DocumentText.read(URL(fileURLWithPath: path))
         } catch {
-            record(reference, file: file, error.problems.first.map { "\($0.file): \($0.reason)" } ?? "\(url.path) cannot be read")
+            record(reference, file: file, error.problems.first.map { "\($0.file): \($0.reason)" } ?? "\(path) cannot be read")
             return nil
         }
         bytesRead += size
         fileCount += 1
-        fileDates[url.path] = attributes[.modificationDate] as? Date
-        files[url.path] = value
+        fileDates[path] = attributes[.modificationDate] as? Date
+        files[path] = value
         return value
+    }
+
+    /// `location` (a relative or absolute file path) read from the folder of `file`, with
+    /// its `.` and `..` segments resolved.
+    static func join(_ location: String, relativeTo file: String) -> String {
+        let base = location.hasPrefix("/") ? "" : String(file[..<(file.lastIndex(of: "/") ?? file.startIndex)])
+        var parts: [Substring] = []
+        for part in (base + "/" + location).split(separator: "/") {
+            switch part {
+            case ".": continue
+            case "..": if !parts.isEmpty { parts.removeLast() }
+            default: parts.append(part)
+            }
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+
+    static func lastComponent(_ path: String) -> String {
+        path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+    }
+
+    /// A file's name without its extension.
+    static func baseName(_ path: String) -> String {
+        let name = lastComponent(path)
+        return name.lastIndex(of: ".").map { String(name[..<$0]) } ?? name
     }
 
     private mutating func uniqueName(for base: String) -> String {
@@ -386,6 +430,7 @@ enum JSONPointer {
     }
 
     static func unescape(_ token: Substring) -> String {
+        guard token.contains("%") || token.contains("~") else { return String(token) }
         let text = String(token).removingPercentEncoding ?? String(token)
         return text.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
     }

@@ -8,6 +8,8 @@ extension DocumentSimulator {
     func stateAnswer(_ operation: DocumentOperation, base: String, _ request: MockRequest, _ prefer: Prefer) -> ResponsePlan? {
         var path = String(request.path.dropFirst(base.count))
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        // Below a deleted item (its notes, its favourite) nothing is there either.
+        if let parent = deletedParent(of: path, operation) { return missing(operation, parent, request) }
         if let collection = document.collections.first(where: { $0.path == operation.path }) {
             switch operation.method {
             case "POST": return create(operation, collection, key: path, request, prefer)
@@ -25,9 +27,10 @@ extension DocumentSimulator {
         let raw = String(path[path.index(after: slash)...])
         let id = raw.removingPercentEncoding ?? raw
         guard let item = store.item(id, in: key) else {
-            // An item this server never made, in a collection it holds nothing of, is the
-            // document's to answer unless the operation documents a missing item's answer.
-            guard store.wasDeleted(id, in: key) || store.isKnown(key) || operation.response(for: 404) != nil else {
+            // An id this server never made is the document's to answer (it cannot know the
+            // ids a client has in mind), unless the operation documents a 404; a deleted
+            // one is gone.
+            guard store.wasDeleted(id, in: key) || operation.response(for: 404) != nil else {
                 // Deleting it still means it is gone from now on.
                 if operation.method == "DELETE" { store.markDeleted(id, in: key) }
                 return nil
@@ -42,6 +45,21 @@ extension DocumentSimulator {
             return answer(operation, request, prefer, item: item, collection: collection)
         default: return nil
         }
+    }
+
+    /// The id of a deleted item whose path `path` lies below (`/posts/a/notes` below the
+    /// deleted `/posts/a`), if any.
+    private func deletedParent(of path: String, _ operation: DocumentOperation) -> String? {
+        for collection in document.collections where operation.path.hasPrefix(collection.itemPath + "/") {
+            let depth = collection.itemPath.split(separator: "/").count
+            let segments = path.split(separator: "/")
+            guard segments.count > depth else { continue }
+            let key = "/" + segments.prefix(depth - 1).joined(separator: "/")
+            let raw = String(segments[depth - 1])
+            let id = raw.removingPercentEncoding ?? raw
+            if store.item(id, in: key) == nil, store.wasDeleted(id, in: key) { return id }
+        }
+        return nil
     }
 
     /// The answer to a request for an item that is not there, with the status

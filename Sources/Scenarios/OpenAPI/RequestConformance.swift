@@ -388,7 +388,10 @@ public struct RequestConformance: Sendable {
         let properties = resolved["properties"]?.objectValue ?? [:]
         var found: [RequestViolation] = []
         var reported = Set<String>()
-        for part in form.parts {
+        // A part the schema does not name is refused only where the schema is closed
+        // (`additionalProperties: false`), as for a JSON body's keys.
+        let closed = resolved["additionalProperties"] == .bool(false)
+        for part in form.parts where closed {
             let name = part.name ?? ""
             guard properties[name] == nil, reported.insert(name).inserted else { continue }
             found.append(RequestViolation(path: "$.body.\(name.isEmpty ? "(no name)" : name)",
