@@ -63,9 +63,10 @@ extension Array where Element == DocumentNote {
     /// all). A place in another file than `root` is `file#pointer`, the file relative to
     /// `root`'s folder.
     public func summarized(root: String? = nil, places: Int = 3) -> [String] {
-        let folder = root.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path + "/" }
+        let standardized = root.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        let folder = standardized.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path + "/" }
         func place(_ note: DocumentNote) -> String {
-            guard let root, note.file != root else { return note.pointer.isEmpty ? "/" : note.pointer }
+            guard let root, note.file != root, note.file != standardized else { return note.pointer.isEmpty ? "/" : note.pointer }
             let file = folder.map { note.file.hasPrefix($0) ? String(note.file.dropFirst($0.count)) : note.file } ?? note.file
             return file + "#" + note.pointer
         }
