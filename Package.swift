@@ -176,6 +176,8 @@ let package = Package(
             .product(name: "NIOTLS", package: "swift-nio"), .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             .product(name: "NIOHPACK", package: "swift-nio-http2"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ], path: "Benchmarks/NIOFloor"),
+        // Benchmarks/documents.py: the parse floor beside the mock's reading of OpenAPI documents (not a product).
+        .executableTarget(name: "document-floor", dependencies: ["OpenAPIDocumentAPI", "Scenarios"], path: "Benchmarks/DocumentFloor"),
         // Test-only support shared by the test targets (they run in one process).
         .target(name: "TestSupport", dependencies: ["MockServer", "MockServerTLS", "ContractTests"], path: "Tests/TestSupport"),
         .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "MockFixtures"]),
