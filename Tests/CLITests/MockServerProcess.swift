@@ -61,7 +61,9 @@ final class MockServerProcess: @unchecked Sendable {
         }
     }
 
-    func waitForExit(timeout: TimeInterval = 30) async -> Int32 {
+    /// Waits for the process to exit, at most `timeout` seconds (then kills it): the bound only
+    /// decides how long a failure takes, so it is generous for a loaded machine.
+    func waitForExit(timeout: TimeInterval = 300) async -> Int32 {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline {
             try? await Task.sleep(nanoseconds: 20_000_000)
