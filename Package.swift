@@ -200,7 +200,7 @@ let package = Package(
         .testTarget(
             name: "MockServerOpenAPITests",
             dependencies: [
-                "MockServerOpenAPI", "MockServer", "Scenarios", "MockFixtures",
+                "MockServerOpenAPI", "MockServer", "Scenarios", "MockFixtures", "TestSupport",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
@@ -208,7 +208,7 @@ let package = Package(
         .testTarget(
             name: "OpenAPIDocumentAPITests",
             dependencies: ["OpenAPIDocumentAPI", "OpenAPIDocumentAPITesting", "OpenAPIDocumentContract", "ContractTestsTesting", "ContractTests",
-                           "Scenarios", "MockFixtures"],
+                           "Scenarios", "MockFixtures", "TestSupport"],
             resources: [.copy("Documents")]
         ),
         // Runs the built `mock-server` binary as a user would (exit codes, signals, --help).
