@@ -54,7 +54,7 @@ struct DocumentAnswers: Sendable {
         guard let index else { return .success(Chosen(response: DocumentResponse.empty, status: 200, content: nil, body: nil)) }
         let response = operation.responses[index]
         let content = Self.eventStream(of: response, for: request, operation: operation)
-            ?? Self.content(of: response, accepting: request.headers["Accept"], example: prefer.example, stream: false)
+            ?? Self.content(of: response, accepting: request.headers["Accept"], example: prefer.example, leavingOutStreams: operation.streams)
         var chosen = Chosen(response: response, status: status, content: content, body: nil)
         guard let content else { return .success(chosen) }
         if content.isEventStream {
@@ -122,11 +122,12 @@ struct DocumentAnswers: Sendable {
     }
 
     /// The content a client accepting `accept` gets (the example's media type when one is named).
-    /// `stream: false`: the request did not ask for a stream, so a `text/event-stream` content
-    /// is chosen only when the response documents nothing else.
-    static func content(of response: DocumentResponse, accepting accept: String?, example: String?, stream: Bool = true) -> DocumentResponse.Content? {
+    /// `leavingOutStreams`: the request did not ask for a stream, so a `text/event-stream`
+    /// content is chosen only when the response documents nothing else.
+    static func content(of response: DocumentResponse, accepting accept: String?, example: String?,
+                        leavingOutStreams: Bool = false) -> DocumentResponse.Content? {
         var response = response
-        if !stream, response.contents.contains(where: { !$0.isEventStream }) { response.contents.removeAll(where: \.isEventStream) }
+        if leavingOutStreams, response.contents.contains(where: { !$0.isEventStream }) { response.contents.removeAll(where: \.isEventStream) }
         if let example, let holding = response.contents.first(where: { $0.examples.contains { $0.name == example } }) { return holding }
         let accepted = (accept ?? "").split(separator: ",").map { $0.split(separator: ";")[0].trimmingCharacters(in: .whitespaces).lowercased() }
         for type in accepted where type != "*/*" && !type.isEmpty {
