@@ -855,8 +855,7 @@ def messages_document():
                     "200": {"description": "A message, or with stream: true its events", "content": {
                         "application/json": {"schema": {"$ref": "#/components/schemas/Message"}},
                         "text/event-stream": {"itemSchema": {"$ref": "#/components/schemas/MessageStreamEvent"}}}},
-                    "4XX": {"description": "An error", "content": {"application/json": {"schema": {"type": "object", "required": ["type", "error"], "properties": {
-                        "type": {"const": "error"}, "error": {"type": "object", "required": ["message"], "properties": {"message": {"type": "string"}}}}}}}}}}},
+                        "4XX": {"description": "An error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}}},
             "/complete": {"post": {
                 "operationId": "complete",
                 "requestBody": {"content": {"application/json": {"schema": {"type": "object", "required": ["prompt"], "properties": {
@@ -865,12 +864,15 @@ def messages_document():
                     "itemSchema": {"type": "object", "required": ["data"], "properties": {
                         "event": {"type": "string", "enum": ["completion", "done"]}, "id": {"type": "string"},
                         "data": {"type": "string"}}},
-                    "example": "event: completion\nid: 1\ndata: Hello\n\nevent: completion\nid: 2\ndata: , world\n\n: a comment\n\nevent: done\nid: 3\ndata: [DONE]\n\n"}}}}}},
+                    "example": "event: completion\nid: 1\ndata: Hello\n\nevent: completion\nid: 2\ndata: , world\n\n: a comment\n\nevent: done\nid: 3\ndata: [DONE]\n\n"}}},
+                    "4XX": {"description": "An error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}}},
         },
         "components": {"schemas": {
             "Message": {"type": "object", "required": ["id", "type", "role", "content"], "properties": {
                 "id": {"type": "string"}, "type": {"const": "message"}, "role": {"const": "assistant"},
                 "content": {"type": "array", "items": {"$ref": "#/components/schemas/TextBlock"}}}},
+            "Error": {"type": "object", "required": ["type", "error"], "properties": {
+                "type": {"const": "error"}, "error": {"type": "object", "required": ["message"], "properties": {"message": {"type": "string"}}}}},
             "TextBlock": {"type": "object", "required": ["type", "text"], "properties": {"type": {"const": "text"}, "text": {"type": "string"}}},
             "MessageStart": {"type": "object", "required": ["type", "message"], "properties": {
                 "type": {"const": "message_start"}, "message": {"$ref": "#/components/schemas/Message"}}},
