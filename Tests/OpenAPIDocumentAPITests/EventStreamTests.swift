@@ -152,6 +152,39 @@ import Testing
         #expect(DocumentEventStream.eventCounts.contains(dynamic.events.count))
     }
 
+    /// In a 3.1 document, a `schema` of an event object's fields describes the event (as
+    /// Schemathesis reads it), not its data; its optional `data` is always made.
+    @Test func aSchemaOfTheEventsOwnFieldsIsReadAsTheEvent() throws {
+        let folder = try Documents.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("ticks.yaml")
+        try Data("""
+            openapi: 3.1.0
+            info: {title: Ticks, version: "1"}
+            paths:
+              /ticks:
+                get:
+                  responses:
+                    "200":
+                      description: Ticks
+                      content:
+                        text/event-stream:
+                          schema:
+                            type: object
+                            properties:
+                              event: {const: tick}
+                              data: {type: string, pattern: "^[0-9]{3}$"}
+            """.utf8).write(to: file)
+        let engine = try MockEngine(configuration: EngineConfiguration(fixturesDirectory: MockFixtures.directory,
+                                                                       apis: [OpenAPIDocumentAPI(contentsOf: file)], timeSource: FixedTimeSource()))
+        let events = try #require(engine.send("GET", "/ticks").plan.eventStream?.events)
+        #expect(DocumentEventStream.eventCounts.contains(events.count))
+        for event in events {
+            #expect(event.event == "tick")
+            #expect(event.data?.content.wholeMatch(of: /[0-9]{3}/) != nil, "\(String(describing: event.data))")
+        }
+    }
+
     @Test func readingTheFormatFollowsTheStandard() {
         let events = DocumentEventStream.parse("data: a\r\ndata:b\n\n: comment\n\nevent: x\nretry: 300\nretry: soon\nunknown: 1\nid\n\ndata: tail")
         #expect(events.map { $0.data?.content } == ["a\nb", nil, "tail"])

@@ -174,7 +174,7 @@ struct DocumentEventStream: Sendable {
     private func made(_ shape: Shape, using random: inout SeededRandom) -> ServerSentEvent {
         switch shape {
         case .text:
-            return ServerSentEvent(data: .text(SchemaSampler(document: document).sample(["type": "string"], using: &random).stringValue ?? ""))
+            return ServerSentEvent(data: .text(sampler.sample(["type": "string"], using: &random).stringValue ?? ""))
         case .data(let schema):
             return Self.dataEvent(value(branch(of: schema, using: &random), whole: schema, using: &random))
         case .eventObject(let schema):
@@ -184,6 +184,9 @@ struct DocumentEventStream: Sendable {
             if let dataSchema = properties["data"].map(validator.resolved), let content = dataSchema["contentSchema"],
                dataSchema["contentMediaType"].map({ DocumentResponse.isJSON($0.stringValue ?? "") }) ?? true {
                 fields["data"] = value(content, whole: content, using: &random)
+            } else if fields["data"] == nil, let dataSchema = properties["data"] {
+                // An event without data is not dispatched: a made one always has some.
+                fields["data"] = sampler.sample(dataSchema, using: &random)
             }
             return Self.eventObject(.object(fields)) ?? ServerSentEvent(data: .text(""))
         }
