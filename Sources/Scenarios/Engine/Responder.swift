@@ -7,6 +7,8 @@ public protocol Responder: Sendable {
 /// A responder from a closure.
 public struct ClosureResponder: Responder {
     let body: @Sendable (MockRequest) -> ResponsePlan
+    /// Answers every request with `body`'s plan; `body` is called on whatever thread the transport uses.
     public init(_ body: @escaping @Sendable (MockRequest) -> ResponsePlan) { self.body = body }
+    /// Calls the closure with `request`.
     public func respond(to request: MockRequest) -> ResponsePlan { body(request) }
 }
