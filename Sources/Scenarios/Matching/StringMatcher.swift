@@ -13,6 +13,7 @@ public enum StringMatcher: Sendable, Hashable {
     /// The item must not be there.
     case absent
 
+    /// Whether `value` (nil: the item is absent) meets the matcher; only `absent` accepts nil.
     public func matches(_ value: String?) -> Bool {
         switch self {
         case .absent: return value == nil
@@ -34,6 +35,7 @@ public enum StringMatcher: Sendable, Hashable {
         }
     }
 
+    /// The matcher for people, such as `== "application/json"`.
     public var description: String {
         switch self {
         case .equalTo(let s): return "== \"\(s)\""

@@ -12,6 +12,7 @@ public struct CivilTime: Equatable, Sendable {
     /// 0 = Sunday
     public var weekday: Int
 
+    /// The calendar fields of `date` at `offsetSeconds` east of UTC.
     public init(_ date: Date, offsetSeconds: Int = 0) {
         let totalMilliseconds = Int((date.timeIntervalSince1970 * 1000).rounded(.down)) + offsetSeconds * 1000
         let (days, msOfDay) = totalMilliseconds.floorDivided(by: 86_400_000)

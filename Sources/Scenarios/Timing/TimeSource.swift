@@ -6,8 +6,11 @@ public protocol TimeSource: Sendable {
     func now() -> Date
 }
 
+/// The wall clock: `Date()`.
 public struct SystemTimeSource: TimeSource {
+    /// Makes the wall clock.
     public init() {}
+    /// The current date.
     public func now() -> Date { Date() }
 }
 
@@ -15,13 +18,17 @@ public struct SystemTimeSource: TimeSource {
 public final class ManualTimeSource: TimeSource {
     private let current: Locked<Date>
 
+    /// Makes a clock stopped at `start` (by default 2022-01-04 00:00:00 UTC).
     public init(_ start: Date = Date(timeIntervalSince1970: 1_641_254_400)) { current = Locked(start) }
 
+    /// The clock's current date; it changes only through `advance(by:)` and `set(_:)`.
     public func now() -> Date { current.current }
 
+    /// Moves the clock forward by `seconds` (backward when negative).
     public func advance(by seconds: TimeInterval) {
         current.withLock { $0 = $0.addingTimeInterval(seconds) }
     }
 
+    /// Sets the clock to `date`.
     public func set(_ date: Date) { current.withLock { $0 = date } }
 }
