@@ -5,6 +5,7 @@ public enum HTTPDate {
     static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
+    /// `date` in IMF-fixdate, whole seconds (the fraction is dropped).
     public static func format(_ date: Date) -> String {
         let t = CivilTime(date)
         return "\(weekdays[t.weekday]), \(padded(t.day, 2)) \(months[t.month - 1]) \(padded(t.year, 4)) "

@@ -5,6 +5,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     case png
     case jpeg
 
+    /// The format whose signature `data` starts with; nil when it is neither PNG nor JPEG.
     public init?(sniffing data: Data) {
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         if data.count >= 8, data.prefix(8).elementsEqual(png) {
@@ -16,6 +17,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         }
     }
 
+    /// The format's media type, such as `image/png`.
     public var mimeType: String {
         switch self {
         case .png: return "image/png"
