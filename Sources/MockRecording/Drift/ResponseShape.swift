@@ -35,6 +35,7 @@ public indirect enum ResponseShape: Sendable, Equatable, CustomStringConvertible
         }
     }
 
+    /// The shape for people, such as `an object {id, name}`.
     public var description: String {
         switch self {
         case .object(let members): return "an object {\(members.keys.sorted().joined(separator: ", "))}"
@@ -103,6 +104,7 @@ public indirect enum ResponseShape: Sendable, Equatable, CustomStringConvertible
 
 /// One way the mock's answer is not shaped like the real server's.
 public struct DriftDifference: Sendable, Equatable, CustomStringConvertible {
+    /// What differs.
     public enum Kind: String, Sendable {
         case status, contentType = "content type", missingKey = "missing key", extraKey = "extra key"
         case type, numberShape = "number shape", dateFormat = "date format", nullability, body
@@ -112,10 +114,14 @@ public struct DriftDifference: Sendable, Equatable, CustomStringConvertible {
     public let probe: String
     /// Where in the body (`$.pages[].price`), or `status` / `Content-Type`.
     public let path: String
+    /// What differs.
     public let kind: Kind
+    /// The upstream's side, as a shape, status or value.
     public let upstream: String
+    /// The mock's side, as a shape, status or value.
     public let mock: String
 
+    /// `PROBE PATH: KIND — upstream …, mock …`.
     public var description: String { "\(probe) \(path): \(kind.rawValue) — upstream \(upstream), mock \(mock)" }
 }
 

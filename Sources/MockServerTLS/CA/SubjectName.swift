@@ -27,6 +27,7 @@ public enum SubjectName: Sendable, Hashable, CustomStringConvertible {
         self = .dns(bare.lowercased())
     }
 
+    /// The name as a host writes it: a DNS name lower-case, an IP address in its usual text.
     public var text: String {
         switch self {
         case .dns(let name): return name
@@ -34,6 +35,7 @@ public enum SubjectName: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The name with its kind: `DNS:NAME` or `IP:ADDRESS`.
     public var description: String {
         switch self {
         case .dns(let name): return "DNS:\(name)"
