@@ -5,6 +5,7 @@ import Foundation
 extension WebSocketConversation {
     /// A timer the caller runs: it calls back with `.timerFired` when it is due.
     public struct Timer: Sendable, Hashable {
+        /// Tells the caller's timers apart: `.timerFired` brings it back.
         public let id: Int
     }
 
@@ -59,6 +60,7 @@ extension WebSocketConversation {
         case reset
     }
 
+    /// Where the conversation is: connecting, open, closing, or closed.
     public enum State: Sendable, Equatable {
         /// Waiting for `.opened`.
         case connecting
