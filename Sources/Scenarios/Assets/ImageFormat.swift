@@ -2,7 +2,9 @@ import Foundation
 
 /// Image formats recognised by their leading bytes, never by file name.
 public enum ImageFormat: String, Sendable, CaseIterable {
+    /// PNG, `image/png`.
     case png
+    /// JPEG, `image/jpeg`.
     case jpeg
 
     /// The format whose signature `data` starts with; nil when it is neither PNG nor JPEG.

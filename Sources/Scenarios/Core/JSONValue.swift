@@ -2,11 +2,17 @@ import Foundation
 
 /// A JSON document as a value: used for body matching, scenario files and error bodies.
 public enum JSONValue: Sendable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number; JSON does not tell integers apart, so every number is a `Double`.
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array, in order.
     case array([JSONValue])
+    /// An object; member order is not kept.
     case object([String: JSONValue])
 
     /// Parses `data` as JSON (strict RFC 8259, any value at the top); nil when it is not JSON.

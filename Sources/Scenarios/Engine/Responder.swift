@@ -1,6 +1,7 @@
 /// The one core protocol: answer a request with a plan. Journal, scenarios and the API
 /// simulators are responders; extra behaviour wraps a responder rather than growing it.
 public protocol Responder: Sendable {
+    /// The plan for `request`. Called on the transport's thread for every request: it must not block.
     func respond(to request: MockRequest) -> ResponsePlan
 }
 

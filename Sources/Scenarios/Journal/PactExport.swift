@@ -20,7 +20,9 @@ import Foundation
 public struct PactExport: Sendable {
     /// The Pact specification version written.
     public enum Specification: String, Sendable, CaseIterable {
+        /// Pact specification V3.
         case v3 = "3.0.0"
+        /// Pact specification V4 (`Synchronous/HTTP` interactions).
         case v4 = "4.0"
     }
 

@@ -124,6 +124,7 @@ public struct RecordedRequest: Sendable {
 
 /// A request body as the journal keeps it.
 public enum RecordedBody: Sendable, Equatable {
+    /// No body.
     case empty
     /// The body kept whole.
     case bytes(Data)

@@ -17,6 +17,7 @@ public struct StreamTranscript: Sendable, Equatable {
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// Bytes of an event stream (one event, or several written at once).
         case events
+        /// A WebSocket text, binary, ping or pong frame.
         case text, binary, ping, pong
         /// A close frame (its code and reason in `note`).
         case close
@@ -69,6 +70,7 @@ public struct StreamTranscript: Sendable, Equatable {
 
     /// Which kind of stream it is.
     public enum Stream: String, Sendable, Hashable {
+        /// Server-sent events or a WebSocket.
         case eventStream, webSocket
     }
 

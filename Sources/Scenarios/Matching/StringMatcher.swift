@@ -2,9 +2,13 @@ import Foundation
 
 /// How one string (a header, a query item) must look. Each meaning is its own case.
 public enum StringMatcher: Sendable, Hashable {
+    /// Equal to this string, case included.
     case equalTo(String)
+    /// Equal to this string, case ignored.
     case equalToIgnoringCase(String)
+    /// Contains this string.
     case contains(String)
+    /// Starts with this string.
     case hasPrefix(String)
     /// A regular expression that must match the whole value.
     case matches(String)

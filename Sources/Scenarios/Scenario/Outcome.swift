@@ -98,9 +98,13 @@ public struct Outcome: Sendable, Hashable {
 
 /// The body of a stub response.
 public enum StubBody: Sendable, Hashable {
+    /// No body.
     case empty
+    /// A JSON body, encoded with sorted keys.
     case json(JSONValue)
+    /// A UTF-8 text body.
     case text(String)
+    /// These bytes as they are.
     case bytes(Data)
     /// Text with `{{…}}` holes filled from each request (`ResponseTemplate`); `json` says
     /// the text is JSON, so filled-in values are escaped for it. The stub's headers are

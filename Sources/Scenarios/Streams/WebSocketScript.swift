@@ -169,6 +169,7 @@ public struct WebSocketClose: Sendable, Hashable {
 public struct MessagePattern: Sendable, Hashable, CustomStringConvertible {
     /// A text or a binary message.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// A text message or a binary one.
         case text, binary
     }
 

@@ -230,7 +230,9 @@ extension NetworkProfile {
 
 /// A network profile that cannot be used: an unknown preset name, or a custom profile that is not valid.
 public enum NetworkProfileError: Error, Equatable, CustomStringConvertible {
+    /// No preset has this name.
     case unknown(String)
+    /// A custom profile that cannot be used, for the reason given.
     case invalid(String)
 
     /// A message naming the known presets, or what is invalid.

@@ -3,6 +3,7 @@ import Foundation
 /// Where the engine reads the time. Inject a `ManualTimeSource` in tests so anything
 /// timed (journal timestamps, creation dates, scenario timing) is exact and instant.
 public protocol TimeSource: Sendable {
+    /// The current date on this clock.
     func now() -> Date
 }
 
