@@ -20,7 +20,9 @@ public actor FixtureWatcher {
 
     /// What a change led to.
     public enum Outcome: Sendable, Equatable {
+        /// The files were read and now serve.
         case reloaded
+        /// The files were refused for these problems; the last good ones keep serving.
         case refused([FixtureProblem])
     }
 

@@ -17,9 +17,13 @@ public actor MockHTTPServer {
     /// Where the server is in its life: never started, listening, stopping, or stopped (it
     /// cannot be started again).
     public enum State: Sendable {
+        /// Not started yet.
         case initial
+        /// Listening at this address.
         case running(BoundAddress)
+        /// Stopping: responses under way may finish.
         case shuttingDown
+        /// Stopped.
         case shutdown
     }
 

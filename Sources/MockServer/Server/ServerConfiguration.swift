@@ -43,9 +43,13 @@ public struct ServerConfiguration: Sendable {
 
 /// Why a server could not start.
 public enum ServerError: Error, CustomStringConvertible, Equatable {
+    /// Another process listens on the port.
     case addressInUse(host: String, port: Int)
+    /// The address cannot be bound, for the reason given.
     case cannotBind(host: String, port: Int, reason: String)
+    /// `start()` was called on a server that was started before: a server starts once.
     case alreadyStarted
+    /// The server is not running.
     case notRunning
     /// The local CA, the certificate or its key could not be made or loaded.
     case tls(LocalCAError)
