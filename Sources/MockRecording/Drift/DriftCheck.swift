@@ -13,6 +13,7 @@ import FoundationNetworking
 public struct DriftCheck: Sendable {
     /// Which built-in API the probes are for.
     public enum API: String, Sendable, CaseIterable {
+        /// The Restaurant or the Open Market API.
         case restaurant, openmarket
 
         /// The variants the simulator plays for this API (as `--variant` names them).

@@ -125,7 +125,9 @@ extension DriftCheck {
 
 /// Why a drift check cannot run.
 public enum DriftError: Error, CustomStringConvertible {
+    /// No variant of the API has this name.
     case unknownVariant(String, DriftCheck.API)
+    /// A probe's path makes no URL on the upstream.
     case badPath(String)
 
     /// What is wrong: the variant names to choose from, or the path that makes no URL.

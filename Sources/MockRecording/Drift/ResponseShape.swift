@@ -5,13 +5,21 @@ import Scenarios
 /// types, nullability, number shapes (`1` vs `1.0`, which a JSON value loses, so they are
 /// read off the text) and date formats (`2022-01-04T00:00:00.00` → `dddd-dd-ddTdd:dd:dd.dd`).
 public indirect enum ResponseShape: Sendable, Equatable, CustomStringConvertible {
+    /// An object, with each member's shape.
     case object([String: ResponseShape])
+    /// An array, with its elements' shapes.
     case array([ResponseShape])
+    /// A string that is no date.
     case string
+    /// A date string, with its shape (digits as `d`).
     case date(format: String)
+    /// A number written without a fraction.
     case integer
+    /// A number written with a fraction.
     case fraction
+    /// `true` or `false`.
     case bool
+    /// `null`.
     case null
 
     /// The shape of a JSON body; nil when it is not JSON.
@@ -106,7 +114,10 @@ public indirect enum ResponseShape: Sendable, Equatable, CustomStringConvertible
 public struct DriftDifference: Sendable, Equatable, CustomStringConvertible {
     /// What differs.
     public enum Kind: String, Sendable {
+        /// The status, the `Content-Type`, or a key the mock lacks or adds.
         case status, contentType = "content type", missingKey = "missing key", extraKey = "extra key"
+        /// A value's type, a number's shape (`1` or `1.0`), a date's format, whether a value
+        /// may be null, or a body only one side could read as JSON.
         case type, numberShape = "number shape", dateFormat = "date format", nullability, body
     }
 
