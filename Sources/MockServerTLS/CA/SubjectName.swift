@@ -5,6 +5,7 @@ import X509
 
 /// A name a server certificate covers: a DNS name or an IP address.
 public enum SubjectName: Sendable, Hashable, CustomStringConvertible {
+    /// A host name, lower-case, possibly a wildcard (`*.example.com`).
     case dns(String)
     /// Network-order bytes: 4 for IPv4, 16 for IPv6.
     case ip([UInt8], text: String)
