@@ -9,6 +9,7 @@ import Scenarios
 
 /// `--log-level`: the least severe level logged.
 public enum LogLevelOption: String, ExpressibleByArgument, CaseIterable, Sendable {
+    /// The swift-log levels, least severe first.
     case trace, debug, info, notice, warning, error, critical
     /// The swift-log level of the same name.
     public var level: Logger.Level { Logger.Level(rawValue: rawValue) ?? .info }
