@@ -5,8 +5,7 @@ import Scenarios
 import FoundationNetworking
 #endif
 
-/// One named, documented contract check. It runs against its own fresh server, drives
-/// the provider, and checks what came back and what the server saw.
+/// How much a check matters: whether the client breaks without what it asks.
 public enum CheckLevel: String, Sendable {
     /// The client breaks without it.
     case required
@@ -264,8 +263,11 @@ public struct CheckRun<Provider: Sendable>: Sendable {
 
 /// How a call the harness timed ended, with its seconds.
 public enum CallOutcome<T: Sendable>: Sendable {
+    /// The call returned this value after so many seconds.
     case returned(T, seconds: TimeInterval)
+    /// The call threw (the error described) after so many seconds.
     case threw(String, seconds: TimeInterval)
+    /// The call was still running when the window closed, so many seconds in.
     case stillRunning(seconds: TimeInterval)
 
     /// Whether the call threw.

@@ -4,7 +4,9 @@ import Foundation
 public struct ContractReport: Sendable, CustomStringConvertible {
     /// How one check ended.
     public enum Outcome: Sendable {
+        /// The check passed.
         case passed
+        /// The provider broke the contract, as the violation says.
         case failed(ContractViolation)
         /// The check could not run to a verdict (the mock did not start, the check timed out).
         case error(String)

@@ -11,9 +11,13 @@ import Scenarios
 public struct ServerExpectations: Sendable {
     /// How many matching requests the server must see.
     public enum Count: Sendable, Equatable, CustomStringConvertible {
+        /// Exactly this many.
         case exactly(Int)
+        /// This many or more.
         case atLeast(Int)
+        /// This many or fewer.
         case atMost(Int)
+        /// None at all.
         case never
 
         func accepts(_ count: Int) -> Bool {

@@ -11,7 +11,9 @@ import FoundationNetworking
 public struct ReferenceOpenMarketProvider: OpenMarketProvider {
     /// Why a call failed besides the session's own errors.
     public enum ProviderError: Error, Equatable {
+        /// The server answered with this status, outside 200–299.
         case badStatus(Int)
+        /// The health check's body was not `"OK"`.
         case notOK
     }
 

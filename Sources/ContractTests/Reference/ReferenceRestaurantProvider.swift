@@ -11,6 +11,7 @@ import FoundationNetworking
 public struct ReferenceRestaurantProvider: RestaurantProvider {
     /// Why a call failed, as OrderApp's `MenuController` names it.
     public enum ProviderError: Error, Equatable {
+        /// The categories, the menu, the order or an image could not be fetched or decoded.
         case categoriesNotFound, menuItemsNotFound, orderRequestFailed, imageDataMissing
     }
 
