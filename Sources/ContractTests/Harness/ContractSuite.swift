@@ -77,9 +77,10 @@ public struct SuiteConfiguration: Sendable {
     /// and URLSession's timeouts stay on the real clock.
     public var clock: any Clock<Duration>
 
-    /// Makes a configuration; the defaults suit a local run (built-in fixtures and APIs,
-    /// original variants, a 1 s timeout with a 1 s margin, sockets, a 30 s limit per check, the real clock).
-    /// `parallelism` and `timingAttempts` are at least 1.
+    /// Makes a configuration; the defaults suit a local run (built-in fixtures and APIs, the
+    /// original Restaurant and January 2022 Open Market variants, a 1 s timeout with a 1 s
+    /// margin, sockets, a 30 s limit per check, the real clock). `parallelism` and
+    /// `timingAttempts` are at least 1.
     public init(fixturesDirectory: URL = MockFixtures.directory, restaurantVariant: RestaurantVariant = .original, openMarketVariant: OpenMarketVariant = .jan2022,
                 timeout: TimeInterval = 1, timeoutMargin: TimeInterval = 1, transport: ContractTransport = .sockets,
                 parallelism: Int = SuiteConfiguration.defaultParallelism, checkTimeLimit: TimeInterval = 30, network: NetworkProfile? = nil,

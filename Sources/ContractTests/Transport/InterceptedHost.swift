@@ -68,7 +68,7 @@ public struct InterceptedHost: Hashable, Sendable, CustomStringConvertible {
         return (url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)) == port
     }
 
-    /// The entry as `intercepting:` writes it: `host`, `host:port`, or `[v6]:port`.
+    /// The entry as `intercepting:` writes it: `host` or `host:port`, an IPv6 address in brackets.
     public var description: String {
         let name = host.contains(":") ? "[\(host)]" : host
         return port.map { "\(name):\($0)" } ?? name

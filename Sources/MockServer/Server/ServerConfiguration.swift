@@ -43,7 +43,7 @@ public struct ServerConfiguration: Sendable {
 
 /// Why a server could not start.
 public enum ServerError: Error, CustomStringConvertible, Equatable {
-    /// Another process listens on the port.
+    /// Something else listens on the port already.
     case addressInUse(host: String, port: Int)
     /// The address cannot be bound, for the reason given.
     case cannotBind(host: String, port: Int, reason: String)

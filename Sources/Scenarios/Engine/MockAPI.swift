@@ -45,7 +45,7 @@ public protocol MockAPI: Sendable {
 extension MockAPI {
     /// One variant, `default`.
     public var variants: [String] { ["default"] }
-    /// No host of its own: the API answers only on the mock's own address.
+    /// No host of its own: the API answers on the mock's own address (and on hosts `hostMap` gives it).
     public var hosts: [String] { [] }
     /// The API's `name`.
     public var snapshotKey: String { name }

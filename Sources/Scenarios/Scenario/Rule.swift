@@ -91,7 +91,7 @@ public struct Scenario: Sendable, Hashable {
 
     /// The name clients select the scenario by (`X-Mock-Scenario`, `/__admin/scenario`).
     public var name: String
-    /// What the scenario plays, for people (the dashboard, `scenarios list`).
+    /// What the scenario plays, for people (`/__admin/scenarios` lists it).
     public var description: String
     /// Overrides the server's seed for this scenario's random choices.
     public var seed: UInt64?

@@ -73,7 +73,7 @@ public struct NetworkProfile: Sendable, Hashable, Codable {
     /// Network Link Conditioner's 100% Loss: nothing arrives, and the request hangs until the client gives up.
     public static let totalLoss = NetworkProfile(name: "100% Loss", downlinkLoss: 1, uplinkLoss: 1)
 
-    /// Every preset, in Network Link Conditioner's order.
+    /// Every preset above.
     public static let presets: [NetworkProfile] = [.edge, .threeG, .lte, .dsl, .wifi, .wifi80211ac, .veryBadNetwork, .highLatencyDNS, .totalLoss]
 
     /// A preset by name, ignoring case, spaces and punctuation: "3G", "very-bad-network",

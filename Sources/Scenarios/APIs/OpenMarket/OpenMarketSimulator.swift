@@ -23,7 +23,7 @@ public struct OpenMarketSimulator: Sendable {
     /// The largest `page_no` accepted.
     public static let maxPageNumber = 1_000_000
 
-    /// Makes a simulator with state of its own, seeded from `fixtures`; `seed` draws its secrets and
+    /// Makes a simulator with state of its own, starting from `fixtures`; `seed` draws its secrets and
     /// tokens, `timeSource` dates its writes.
     public init(fixtures: OpenMarketFixtures, variant: OpenMarketVariant = .jan2022, seed: UInt64 = 0,
                 timeSource: any TimeSource = SystemTimeSource(), imageCacheControl: String = "public, max-age=3600",
