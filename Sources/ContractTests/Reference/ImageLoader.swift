@@ -80,7 +80,7 @@ public actor ImageLoader {
 }
 
 /// A dictionary that keeps at most `countLimit` entries, dropping the least recently used.
-public struct LRUCache<Key: Hashable, Value> {
+package struct LRUCache<Key: Hashable, Value> {
     /// The most entries kept, at least 1.
     public let countLimit: Int
     private var values: [Key: Value] = [:]

@@ -2,7 +2,7 @@ import Foundation
 
 /// A pre-encoded body with holes for the base URL the client used, so absolute URLs
 /// follow the real host and port without re-encoding JSON per request.
-public struct BodyTemplate: Sendable, Hashable {
+package struct BodyTemplate: Sendable, Hashable {
     /// Written where the base URL goes when encoding; split out afterwards.
     public static let baseURLMarker = "@@MOCKSERVER_BASE_URL@@"
     /// How scenario files and recordings write the hole: `{{baseURL}}`.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Image formats recognised by their leading bytes, never by file name.
-public enum ImageFormat: String, Sendable, CaseIterable {
+package enum ImageFormat: String, Sendable, CaseIterable {
     /// PNG, `image/png`.
     case png
     /// JPEG, `image/jpeg`.

@@ -65,7 +65,7 @@ public struct StaticAsset: Sendable {
 
 /// Conditional GET (RFC 9110 §13.2.2): whether a request's validators match a
 /// representation's. If-None-Match wins; If-Modified-Since counts only without it.
-public enum ConditionalRequest {
+package enum ConditionalRequest {
     /// Whether `request` may be answered `304 Not Modified` for a representation with `etag`
     /// and `lastModified` (nil: the representation has none).
     public static func isNotModified(_ request: MockRequest, etag: String?, lastModified: Date?) -> Bool {

@@ -1,7 +1,7 @@
 /// Walks a JSON document keeping the path, collecting every problem instead of stopping
-/// at the first: validation reports them all with file, JSON path and reason. Public for
-/// readers of other formats built on the same messages (the HAR import in `MockServer`).
-public final class JSONReader {
+/// at the first: validation reports them all with file, JSON path and reason. Open to the
+/// package's readers of other formats built on the same messages (the HAR import in `MockServer`).
+package final class JSONReader {
     /// The file named in every problem (a path, or a label for a document that has none).
     public let file: String
     /// Every problem found so far, in the order found.

@@ -4,7 +4,7 @@ import Foundation
 /// without `Calendar` or `DateFormatter` (which are slow to create and not needed for
 /// the fixed formats HTTP and the APIs use). Algorithms: H. Hinnant, "chrono-compatible
 /// low-level date algorithms".
-public struct CivilTime: Equatable, Sendable {
+package struct CivilTime: Equatable, Sendable {
     public var year: Int, month: Int, day: Int
     public var hour: Int, minute: Int, second: Int
     /// 0...999

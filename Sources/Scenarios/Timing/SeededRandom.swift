@@ -33,7 +33,7 @@ public struct SeededRandom: RandomNumberGenerator, Sendable, Codable, Equatable 
 }
 
 /// Hashes that are the same in every process (Swift's `Hasher` is seeded per process).
-public enum StableHash {
+package enum StableHash {
     /// The 64-bit FNV-1a hash of `text`'s UTF-8.
     public static func fnv1a64<S: StringProtocol>(_ text: S) -> UInt64 {
         fnv1a64(bytes: text.utf8)
