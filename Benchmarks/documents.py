@@ -32,13 +32,19 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 STANDINS = os.path.join(ROOT, "Tests", "OpenAPIDocumentAPITests", "Documents", "generated")
 
 
+# The benchmarks' executables are a package of their own (Benchmarks/Package.swift).
+BENCHMARKS = {"document-floor"}
+
+
 def release(product):
-    return os.path.join(ROOT, ".build", "release", product)
+    folder = os.path.join(ROOT, "Benchmarks") if product in BENCHMARKS else ROOT
+    return os.path.join(folder, ".build", "release", product)
 
 
 def build():
     for product in ("mock-server", "document-floor"):
-        subprocess.run(["swift", "build", "-c", "release", "--product", product], cwd=ROOT, check=True)
+        package = ["--package-path", "Benchmarks"] if product in BENCHMARKS else []
+        subprocess.run(["swift", "build", "-c", "release", *package, "--product", product], cwd=ROOT, check=True)
 
 
 def yaml_floor(path, rounds, split):
