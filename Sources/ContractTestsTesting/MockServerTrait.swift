@@ -35,9 +35,13 @@ public enum MockServer {
 /// test gets the whole journal excerpt as an attachment (`mock-server-journal.txt`); with
 /// Swift 6.1 a test that throws gets the journal as an issue.
 public struct MockServerTrait: TestTrait, SuiteTrait, TestScoping {
+    /// The scenario each test's server starts in.
     public let scenario: String
+    /// The variants played, as `--variant` names them (`community`, `openmarket-2022-late`).
     public let variants: [String]
+    /// The fixtures folder; nil serves the built-in fixtures.
     public let fixtures: URL?
+    /// Scenarios built in Swift, selectable beside the fixtures folder's.
     public let scenarios: [Scenario]
     /// The network profile every request goes through (`.threeG`, `.edge`, …), if any.
     public let network: NetworkProfile?
@@ -55,6 +59,8 @@ public struct MockServerTrait: TestTrait, SuiteTrait, TestScoping {
     /// On a suite, every test in it gets its own server.
     public var isRecursive: Bool { true }
 
+    /// Starts a server for each test case, runs it with that server current, then stops it
+    /// and reports the journal with any issue the test recorded.
     public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
         // One server per test case: the suite and the whole-function scopes pass through.
         // A test's own trait runs inside its suite's and wins: its server is the current one.

@@ -16,10 +16,13 @@ import FoundationNetworking
 public struct UpstreamProxy: AsyncResponder {
     /// `scheme://host[:port][/prefix]`, without a trailing slash.
     public let upstream: String
+    /// Where each exchange is written as fixtures, if recording.
     public let recorder: Recorder?
     private let session: URLSession
     private let logger: Logger
 
+    /// Makes a proxy to `upstream` (a trailing `/` is dropped); each request to it may take
+    /// `timeout` seconds, and with `recorder` every exchange is recorded.
     public init(upstream: URL, timeout: TimeInterval = 30, recorder: Recorder? = nil, logger: Logger = Logger(label: "mock-server.record")) {
         var base = upstream.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
@@ -42,6 +45,8 @@ public struct UpstreamProxy: AsyncResponder {
         "upgrade", "content-length", "accept-encoding", "expect",
     ]
 
+    /// Forwards `request` to the upstream at `target`'s path and query, and answers with its
+    /// response; an upstream that cannot be reached gets a 502 JSON error.
     public func respond(to request: MockRequest, target: String) async -> ResponsePlan {
         let path = Self.originForm(target)
         guard let url = URL(string: upstream + path) else {

@@ -7,8 +7,11 @@ import Scenarios
 
 // What the `mock-server` and `mock-server-record` commands share.
 
+/// `--log-level`: the least severe level logged.
 public enum LogLevelOption: String, ExpressibleByArgument, CaseIterable, Sendable {
+    /// The swift-log levels, least severe first.
     case trace, debug, info, notice, warning, error, critical
+    /// The swift-log level of the same name.
     public var level: Logger.Level { Logger.Level(rawValue: rawValue) ?? .info }
 
     /// Sends logs at this level and above to standard error.
@@ -93,6 +96,7 @@ public final class StopSignal: Sendable {
 
     private init() {}
 
+    /// Catches SIGINT and SIGTERM from now on; call it once per process.
     public static func install() -> StopSignal {
         let stop = StopSignal()
         let reader = stopSignalPipe.read
@@ -162,6 +166,8 @@ public final class StopSignal: Sendable {
 
 /// `--scenario NAME|FILE`: a file is loaded (and checked) and selected by its name.
 public enum ScenarioOption {
+    /// The scenario to select and the scenarios to add for a `--scenario` value: a name as
+    /// it is, or a file (`.json`, or with a `/`) loaded and checked; a bad file is thrown with its problems.
     public static func resolve(_ value: String) throws(FixtureError) -> (name: String, extra: [Scenario]) {
         var isDirectory: ObjCBool = false
         let looksLikeFile = value.hasSuffix(".json") || value.contains("/")

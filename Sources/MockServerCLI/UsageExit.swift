@@ -9,6 +9,7 @@ import Foundation
 /// goes through here: help still prints and exits 0, errors print ArgumentParser's message
 /// and usage and exit 2, and what a command throws while running keeps its own status.
 public enum UsageExit {
+    /// The exit status of a usage error.
     public static let status: Int32 = 2
 
     /// Parses `arguments` as `Root` and runs the chosen command.

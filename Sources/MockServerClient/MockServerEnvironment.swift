@@ -15,6 +15,7 @@ import FoundationNetworking
 public enum MockServerEnvironment {
     /// The launch-environment keys.
     public static let baseURLKey = "MOCK_SERVER_BASE_URL"
+    /// The launch-environment key of the session the app's requests join.
     public static let sessionKey = "MOCK_SERVER_SESSION"
     /// The header that puts a request in a session (scenarios switch per session).
     public static let sessionHeader = "X-Mock-Session"

@@ -32,6 +32,7 @@ import Scenarios
 /// base URL reaches the engine; an endless body (the admin API's event stream) is not
 /// carried.
 public struct MockEngineTransport: ClientTransport {
+    /// The engine that answers every request.
     public let engine: MockEngine
     /// The pipeline it answers through: the engine behind an admin API of its own, built once.
     let pipeline: Pipeline
@@ -53,6 +54,7 @@ public struct MockEngineTransport: ClientTransport {
         sleepOnClock = { try await clock.sleep(for: $0) }
     }
 
+    /// Answers `request` through the engine as the table above says; a fault or timeout throws the `URLError` URLSession would.
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
         var bytes = Data()
         if let body { bytes = Data(try await ArraySlice(collecting: body, upTo: .max)) }

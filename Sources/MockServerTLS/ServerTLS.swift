@@ -20,8 +20,11 @@ public struct TLSSettings: SecureTransport {
     /// your own (mkcert's, a company CA's), or one shared with another server (the benchmark
     /// gives nginx and mock-server the same). The TLS faults still use the local CA.
     public var certificateFile: URL?
+    /// The private key (PEM) of `certificateFile`; used only when both are set.
     public var keyFile: URL?
 
+    /// Makes HTTPS settings; by default the local CA in its usual folder, HTTPS on the server's
+    /// own port, HTTP/2 offered, and a certificate issued per start.
     public init(caDirectory: URL = LocalCA.defaultDirectory, extraNames: [SubjectName] = [], port: Int? = nil, http2: Bool = true,
                 certificateFile: URL? = nil, keyFile: URL? = nil) {
         self.certificateFile = certificateFile

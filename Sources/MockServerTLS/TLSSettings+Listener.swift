@@ -10,6 +10,8 @@ import Scenarios
 /// the handshake gate (a scenario's TLS fault), the TLS handler with this start's
 /// certificate, then HTTP/2 or HTTP/1.1 by ALPN.
 extension TLSSettings {
+    /// Loads or creates the local CA and this start's certificate (or the given files), ready
+    /// for the server's HTTPS port; a CA, certificate or key that cannot be used is thrown as `ServerError.tls`.
     public func makeListener() throws(ServerError) -> SecureListener {
         let tls: ServerTLS
         do {

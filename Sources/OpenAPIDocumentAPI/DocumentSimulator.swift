@@ -20,6 +20,7 @@ public struct DocumentSimulator: ServedAPI {
         self.stateful = stateful
     }
 
+    /// Every operation's route under each base path, concrete paths before templated ones.
     public var routes: [Route] {
         var routes: [(literals: Int, route: Route)] = []
         for base in document.basePaths {
@@ -45,11 +46,14 @@ public struct DocumentSimulator: ServedAPI {
         }.joined(separator: "/")
     }
 
+    /// The document as read and repaired, with its checker made once.
     public var openAPI: OpenAPISource? {
         OpenAPISource(document: document.json, conformance: document.conformance)
     }
 
+    /// The items created in each collection, to save in a snapshot.
     public func snapshot() -> DocumentAPIState { store.snapshot() }
+    /// Puts back the collections `snapshot()` saved.
     public func restore(_ snapshot: DocumentAPIState) { store.restore(snapshot) }
 
     // MARK: Answering

@@ -98,6 +98,7 @@ public struct OpenAPIDocumentAPI: MockAPI {
         try source.result.get()
     }
 
+    /// A simulator of `document` for one engine, with state of its own unless the API is stateless.
     public func serve(_ document: OpenAPIDocument, _ context: APIContext) -> DocumentSimulator {
         DocumentSimulator(apiName: name, document: document, context: context, stateful: stateful)
     }

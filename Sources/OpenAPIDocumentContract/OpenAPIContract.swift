@@ -154,6 +154,7 @@ public enum OpenAPIContractError: Error, CustomStringConvertible {
     /// Calls keyed by names that are no operation of the document.
     case unknownOperations([String], known: [String])
 
+    /// What went wrong: the document's problems, or the unknown operation names and the known ones.
     public var description: String {
         switch self {
         case .unreadableDocument(let error):

@@ -87,10 +87,10 @@ struct ProxySetupCommand: ParsableCommand {
         ]
         let device = lanAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? "<this Mac's address on the Wi-Fi>"
         lines += [
-            "# A device on the same Wi-Fi (run the server with --host 0.0.0.0 --admin-token TOKEN, or --admin-open --proxy-open):",
-            "#   Settings > Wi-Fi > (i) > Configure Proxy > Automatic, URL http://\(device):\(port)/__admin/proxy.pac",
-            "#   (with --admin-token the proxy asks for it: iOS prompts, or use Configure Proxy > Manual: server \(device), port \(proxyPort),",
-            "#   Authentication on, any user name, the token as password),",
+            "# A device on the same Wi-Fi (run the server with --host 0.0.0.0 --admin-token TOKEN):",
+            "#   Settings > Wi-Fi > (i) > Configure Proxy > Manual: server \(device), port \(proxyPort),",
+            "#   Authentication on, any user name, the token as password (iOS keeps credentials only for a Manual proxy;",
+            "#   Automatic, URL http://\(device):\(port)/__admin/proxy.pac, suits a proxy without a token: --proxy-open --admin-open),",
             "#   then install the CA from http://\(device):\(port)/__admin/ca.mobileconfig (add ?token=TOKEN with --admin-token) and trust it in",
             "#   Settings > General > About > Certificate Trust Settings.",
         ]

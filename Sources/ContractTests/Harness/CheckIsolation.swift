@@ -19,6 +19,7 @@ public struct CheckIsolation: Sendable {
     private let queue: DispatchQueue
     private let executor: (any Sendable)?
 
+    /// Makes the isolation of one check: a serial queue named after `label`, its executor where the platform has task executors.
     public init(label: String) {
         queue = DispatchQueue(label: "mock-server.contract.\(label)")
         if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) {

@@ -5,8 +5,7 @@ import Scenarios
 import FoundationNetworking
 #endif
 
-/// One named, documented contract check. It runs against its own fresh server, drives
-/// the provider, and checks what came back and what the server saw.
+/// How much a check matters: whether the client breaks without what it asks.
 public enum CheckLevel: String, Sendable {
     /// The client breaks without it.
     case required
@@ -14,10 +13,16 @@ public enum CheckLevel: String, Sendable {
     case recommended
 }
 
+/// A named contract check over a `Provider`: its id, level, one-line summary, the scenarios
+/// and settings its server needs, and the body that drives the provider and judges what
+/// came back and what the server saw. Each run gets a fresh server of its own.
 public struct ContractCheck<Provider: Sendable>: Sendable, Identifiable {
+    /// How much a failure of the check matters.
     public typealias Level = CheckLevel
 
+    /// A stable dotted id (`timeout.hang`): reports name the check by it, and `ContractSuite.only(_:)` selects by it.
     public let id: String
+    /// Required (the client breaks without it) or recommended.
     public let level: Level
     /// One line: what the check asks of the provider.
     public let summary: String
@@ -30,6 +35,8 @@ public struct ContractCheck<Provider: Sendable>: Sendable, Identifiable {
     public var network: NetworkProfile?
     let body: @Sendable (CheckRun<Provider>) async throws -> Void
 
+    /// Makes a check; `body` drives the provider through the `CheckRun` it gets and throws a
+    /// `ContractViolation` when the provider breaks the contract.
     public init(_ id: String, _ level: Level, _ summary: String, scenarios: [Scenario] = [], imageCacheControl: String? = nil,
                 network: NetworkProfile? = nil, body: @escaping @Sendable (CheckRun<Provider>) async throws -> Void) {
         self.id = id
@@ -68,9 +75,13 @@ extension Result where Failure == any Error {
 
 /// What a check's body works with: the provider under test, its server, and expectations.
 public struct CheckRun<Provider: Sendable>: Sendable {
+    /// The provider under test.
     public let provider: Provider
+    /// The engine of this run's server: its journal, scenarios and state.
     public let engine: MockEngine
+    /// What the provider is built with: the server's base URL, the timeout and the session configuration.
     public let context: ProviderContext
+    /// Counts, order and content of what the server saw, with timeouts.
     public let expectations: ServerExpectations
     /// The check's own executor: the provider's calls run and are timed there.
     public let isolation: CheckIsolation
@@ -93,6 +104,7 @@ public struct CheckRun<Provider: Sendable>: Sendable {
         self.sibling = sibling
     }
 
+    /// The base URL of this run's server.
     public var baseURL: URL { context.baseURL }
 
     /// Says what the check does from now on (`the call given 404`). A check stopped at
@@ -132,6 +144,7 @@ public struct CheckRun<Provider: Sendable>: Sendable {
         }
         return try results.map { try $0.get() }
     }
+    /// The timeout the provider was given, in seconds.
     public var timeout: TimeInterval { context.timeout }
 
     /// An absolute URL on this check's server.
@@ -248,11 +261,16 @@ public struct CheckRun<Provider: Sendable>: Sendable {
     }
 }
 
+/// How a call the harness timed ended, with its seconds.
 public enum CallOutcome<T: Sendable>: Sendable {
+    /// The call returned this value after so many seconds.
     case returned(T, seconds: TimeInterval)
+    /// The call threw (the error described) after so many seconds.
     case threw(String, seconds: TimeInterval)
+    /// The call was still running when the window closed, so many seconds in.
     case stillRunning(seconds: TimeInterval)
 
+    /// Whether the call threw.
     public var threw: Bool { if case .threw = self { return true }; return false }
 
     /// Threw a `URLError.timedOut` (bare or wrapped) no sooner than the timeout URLSession
@@ -262,6 +280,7 @@ public enum CallOutcome<T: Sendable>: Sendable {
         return CommonChecks.isNoSooner(seconds, than: timeout)
     }
 
+    /// The outcome for a report: what it returned or threw, and after how long.
     public var summary: String {
         switch self {
         case .returned(let value, let seconds): return "returned \(Self.preview(value)) after \(Self.format(seconds)) s"

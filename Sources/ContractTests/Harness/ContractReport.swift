@@ -2,19 +2,28 @@ import Foundation
 
 /// The outcome of a suite run: one result per check, a readable text report, JUnit XML.
 public struct ContractReport: Sendable, CustomStringConvertible {
+    /// How one check ended.
     public enum Outcome: Sendable {
+        /// The check passed.
         case passed
+        /// The provider broke the contract, as the violation says.
         case failed(ContractViolation)
         /// The check could not run to a verdict (the mock did not start, the check timed out).
         case error(String)
 
+        /// Whether the check passed.
         public var passed: Bool { if case .passed = self { return true }; return false }
     }
 
+    /// One check's result.
     public struct Result: Sendable {
+        /// The check's id.
         public let id: String
+        /// The check's level.
         public let level: CheckLevel
+        /// The check's one-line summary.
         public let summary: String
+        /// How it ended (of the attempt that counts).
         public let outcome: Outcome
         /// Seconds for every attempt together.
         public let duration: TimeInterval
@@ -31,6 +40,7 @@ public struct ContractReport: Sendable, CustomStringConvertible {
             self.notes = notes
         }
 
+        /// Whether the check passed.
         public var passed: Bool { outcome.passed }
 
         /// The failure text, then one `note:` per attempt that did not count: what the
@@ -51,19 +61,26 @@ public struct ContractReport: Sendable, CustomStringConvertible {
         }
     }
 
+    /// The suite's name.
     public let suite: String
+    /// One result per check, in the suite's order.
     public let results: [Result]
+    /// Seconds the whole run took.
     public let duration: TimeInterval
 
+    /// The checks that did not pass, required and recommended.
     public var failures: [Result] { results.filter { !$0.passed } }
+    /// The required checks that did not pass.
     public var requiredFailures: [Result] { failures.filter { $0.level == .required } }
     /// Every check passed, required and recommended.
     public var passed: Bool { failures.isEmpty }
     /// Every required check passed.
     public var requiredPassed: Bool { requiredFailures.isEmpty }
 
+    /// The result of the check with `id`, nil when the suite has none.
     public func result(_ id: String) -> Result? { results.first { $0.id == id } }
 
+    /// The text report: a verdict line, then one line per check, with each failure's details.
     public var description: String {
         var lines = ["\(suite): \(results.count - failures.count) of \(results.count) checks passed in \(String(format: "%.2f", duration)) s"
                      + (requiredFailures.isEmpty ? "" : " — \(requiredFailures.count) required failed")]
@@ -122,6 +139,7 @@ public struct ContractReport: Sendable, CustomStringConvertible {
         return xml
     }
 
+    /// Writes the report as JUnit XML to `url` (for CI), replacing any file there.
     public func writeJUnit(to url: URL) throws {
         try Data(junitXML().utf8).write(to: url, options: .atomic)
     }

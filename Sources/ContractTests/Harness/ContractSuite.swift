@@ -23,16 +23,21 @@ public enum ContractTransport: String, Sendable, CaseIterable {
     public static func sockets(tls: Bool) -> ContractTransport { tls ? .secureSockets : .sockets }
 }
 
+/// How a suite's checks are run: fixtures and variants, timeouts, transport, parallelism and clock.
 public struct SuiteConfiguration: Sendable {
     /// The fixtures the checks' servers serve (the built-in set by default).
     public var fixturesDirectory: URL
+    /// The Restaurant variant the checks' servers play.
     public var restaurantVariant: RestaurantVariant
+    /// The Open Market variant the checks' servers play.
     public var openMarketVariant: OpenMarketVariant
     /// The timeout handed to providers; the hang check allows `timeoutMargin` on top.
     /// Keep it at 1 s or more: FoundationNetworking on Linux fails requests whose timeout
     /// is under a second at once (it rounds down to whole seconds).
     public var timeout: TimeInterval
+    /// Seconds a hang check allows past `timeout` before it fails the provider.
     public var timeoutMargin: TimeInterval
+    /// How checks reach the mock: sockets by default.
     public var transport: ContractTransport
     /// Checks run at once (`defaultParallelism`). Most of a check's time is spent waiting
     /// (a provider's timeout, a watch for a late retry), not computing.
@@ -72,6 +77,10 @@ public struct SuiteConfiguration: Sendable {
     /// and URLSession's timeouts stay on the real clock.
     public var clock: any Clock<Duration>
 
+    /// Makes a configuration; the defaults suit a local run (built-in fixtures and APIs, the
+    /// original Restaurant and January 2022 Open Market variants, a 1 s timeout with a 1 s
+    /// margin, sockets, a 30 s limit per check, the real clock). `parallelism` and
+    /// `timingAttempts` are at least 1.
     public init(fixturesDirectory: URL = MockFixtures.directory, restaurantVariant: RestaurantVariant = .original, openMarketVariant: OpenMarketVariant = .jan2022,
                 timeout: TimeInterval = 1, timeoutMargin: TimeInterval = 1, transport: ContractTransport = .sockets,
                 parallelism: Int = SuiteConfiguration.defaultParallelism, checkTimeLimit: TimeInterval = 30, network: NetworkProfile? = nil,
@@ -101,10 +110,14 @@ public struct SuiteConfiguration: Sendable {
 /// A named list of checks run against one provider. Each check gets its own server, so
 /// checks run in parallel and never share state.
 public struct ContractSuite<Provider: Sendable>: Sendable {
+    /// The suite's name, as reports show it.
     public let name: String
+    /// The checks, in report order.
     public var checks: [ContractCheck<Provider>]
+    /// How the checks are run.
     public var configuration: SuiteConfiguration
 
+    /// Makes a suite of `checks` run as `configuration` says.
     public init(name: String, checks: [ContractCheck<Provider>], configuration: SuiteConfiguration) {
         self.name = name
         self.checks = checks
@@ -118,6 +131,7 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
         return copy
     }
 
+    /// The suite with `check` added at the end.
     public func adding(_ check: ContractCheck<Provider>) -> ContractSuite {
         var copy = self
         copy.checks.append(check)
@@ -358,6 +372,7 @@ public enum SecureSocketsError: Error, CustomStringConvertible {
     /// URLSession on Linux trusts the system store only, which does not hold this CA.
     case untrustedOnLinux(CACertificate)
 
+    /// What is missing, and on Linux how to trust the CA.
     public var description: String {
         switch self {
         case .noTLS:

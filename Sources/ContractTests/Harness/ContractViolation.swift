@@ -3,8 +3,11 @@ import Scenarios
 
 /// Why a check failed: what was expected, what the provider did, and what the server saw.
 public struct ContractViolation: Error, Sendable, CustomStringConvertible {
+    /// What the check expected of the provider, in words.
     public var expected: String
+    /// What the provider did instead.
     public var actual: String
+    /// The requests the server saw, one line each.
     public var serverSaw: [String]
     /// Line-by-line differences, when there are any to show.
     public var differences: [String]
@@ -15,6 +18,7 @@ public struct ContractViolation: Error, Sendable, CustomStringConvertible {
     /// provider that is wrong is late on every attempt.
     public var isTimingOnly: Bool
 
+    /// Makes a violation; `isTimingOnly` marks a verdict that rests on the clock alone.
     public init(expected: String, actual: String, serverSaw: [String] = [], differences: [String] = [], isTimingOnly: Bool = false) {
         self.expected = expected
         self.actual = actual
@@ -23,6 +27,7 @@ public struct ContractViolation: Error, Sendable, CustomStringConvertible {
         self.isTimingOnly = isTimingOnly
     }
 
+    /// The expectation, what the provider did, the differences and what the server saw, one per line.
     public var description: String {
         var lines = ["expected: \(expected)", "provider: \(actual)"]
         if !differences.isEmpty {

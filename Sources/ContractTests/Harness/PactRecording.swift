@@ -25,11 +25,16 @@ import Musl
 /// every process of a run (Xcode's parallel testing starts several; CI: the build
 /// number), and their interactions merge into the same file instead of replacing it.
 public struct PactRecording: Sendable {
+    /// The consumer's name in the Pact file (the app under test).
     public var consumer: String
+    /// The provider's name in the Pact file (the API it calls).
     public var provider: String
+    /// The folder the Pact file goes in (created when missing).
     public var directory: URL
+    /// The Pact specification version written; V4 by default.
     public var specification: PactExport.Specification
 
+    /// Makes a recording to `<directory>/<consumer>-<provider>.json`.
     public init(consumer: String, provider: String, directory: URL, specification: PactExport.Specification = .v4) {
         self.consumer = consumer
         self.provider = provider

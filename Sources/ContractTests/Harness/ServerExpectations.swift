@@ -9,10 +9,15 @@ import Scenarios
 ///                                   body: .jsonEqualTo(["menuIds": [1, 5]])), .atLeast(1), timeout: 2)
 ///     try await expectations.expectInOrder([.get("/categories"), .get("/menu")])
 public struct ServerExpectations: Sendable {
+    /// How many matching requests the server must see.
     public enum Count: Sendable, Equatable, CustomStringConvertible {
+        /// Exactly this many.
         case exactly(Int)
+        /// This many or more.
         case atLeast(Int)
+        /// This many or fewer.
         case atMost(Int)
+        /// None at all.
         case never
 
         func accepts(_ count: Int) -> Bool {
@@ -24,6 +29,7 @@ public struct ServerExpectations: Sendable {
             }
         }
 
+        /// The count for a message, such as `exactly 1`.
         public var description: String {
             switch self {
             case .exactly(let n): return "exactly \(n)"
@@ -37,10 +43,12 @@ public struct ServerExpectations: Sendable {
     /// Requests carrying this session header are the harness's own and are not counted.
     public static let harnessSession = "contract-harness"
 
+    /// The journal the expectations read.
     public let journal: Journal
     /// How long a count is watched for late arrivals before `exactly`/`atMost`/`never` pass.
     public let settle: TimeInterval
 
+    /// Makes expectations on `journal`; `exactly`, `atMost` and `never` watch for late arrivals for `settle` seconds.
     public init(journal: Journal, settle: TimeInterval = 0.05) {
         self.journal = journal
         self.settle = settle
@@ -53,6 +61,7 @@ public struct ServerExpectations: Sendable {
         AutomaticResend.folding(journal.entries().filter { $0.session != Self.harnessSession })
     }
 
+    /// The requests the provider sent that match `pattern`, oldest first, resends counted once.
     public func requests(matching pattern: RequestPattern) -> [ServeEvent] {
         requests.filter { pattern.matches($0.request.asRequest) }
     }

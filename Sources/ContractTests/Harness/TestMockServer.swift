@@ -8,7 +8,9 @@ import Scenarios
 /// The Swift Testing trait (`.mockServer(...)` in ContractTestsTesting) and the XCTest base
 /// class (`MockServerTestCase` in ContractTestsXCTest) start one per test and stop it after.
 public final class TestMockServer: Sendable {
+    /// The engine the server answers from: scenarios, state and journal.
     public let engine: MockEngine
+    /// The server, listening on loopback.
     public let server: MockHTTPServer
     /// `http://127.0.0.1:PORT`.
     public let baseURL: URL
@@ -70,6 +72,7 @@ public final class TestMockServer: Sendable {
         lease.release()
     }
 
+    /// Every request the server saw (`engine.journal`).
     public var journal: Journal { engine.journal }
     /// Counts, order and content of what the server saw, with timeouts.
     public var expectations: ServerExpectations { ServerExpectations(journal: engine.journal) }

@@ -21,6 +21,7 @@ public struct ProviderContext: Sendable {
     public let sessionDelegate: LocalCATrust?
     private let makeConfiguration: @Sendable () -> URLSessionConfiguration
 
+    /// Makes a context; `sessionConfiguration` is called for each configuration the provider asks for.
     public init(baseURL: URL, timeout: TimeInterval, vendor: MarketVendor = .fixtureVendor, sessionDelegate: LocalCATrust? = nil,
                 sessionConfiguration: @escaping @Sendable () -> URLSessionConfiguration) {
         self.sessionDelegate = sessionDelegate
@@ -39,9 +40,13 @@ public struct ProviderContext: Sendable {
 
 /// An Open Market vendor's credentials.
 public struct MarketVendor: Sendable, Equatable {
+    /// The `identifier` header value that authenticates the vendor.
     public var identifier: String
+    /// The vendor's password: the `secret` of create, update and secret lookup.
     public var password: String
+    /// The vendor's id, which its products carry in `vendor_id`.
     public var id: Int
+    /// Makes credentials of a vendor.
     public init(identifier: String, password: String, id: Int) {
         self.identifier = identifier
         self.password = password

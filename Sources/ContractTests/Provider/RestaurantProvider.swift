@@ -18,19 +18,26 @@ public protocol RestaurantProvider: Sendable {
 }
 
 extension RestaurantProvider {
+    /// Nil: the client declares no image cache limit.
     public var imageCacheLimit: Int? { nil }
 }
 
 /// A menu item as the client decoded it.
 public struct RestaurantItem: Sendable, Equatable {
+    /// The item id, which an order names in `menuIds`.
     public var id: Int
+    /// The item name.
     public var name: String
+    /// The item description.
     public var description: String
+    /// The price, as the server sends it.
     public var price: Double
+    /// The name of the item's category.
     public var category: String
     /// Absolute: resolve a relative `image_url` against the base URL.
     public var imageURL: URL
 
+    /// Makes an item from its decoded fields.
     public init(id: Int, name: String, description: String, price: Double, category: String, imageURL: URL) {
         self.id = id
         self.name = name

@@ -21,12 +21,14 @@ public actor ImageLoader {
         let freshUntil: Date?
     }
 
+    /// The most images the cache keeps; the least recently used goes first past it.
     public nonisolated let countLimit: Int
     private let session: URLSession
     private let timeout: TimeInterval
     private var cache: LRUCache<URL, Entry>
     private var inFlight: [URL: Task<Data, any Error>] = [:]
 
+    /// Makes a loader over `session` whose requests time out after `timeout` seconds, caching at most `countLimit` images.
     public init(session: URLSession, timeout: TimeInterval, countLimit: Int = 50) {
         self.session = session
         self.timeout = timeout
@@ -34,6 +36,9 @@ public actor ImageLoader {
         cache = LRUCache(countLimit: countLimit)
     }
 
+    /// The bytes at `url`: from the cache while fresh, else fetched (revalidated when the
+    /// cache holds a stale copy) and cached; concurrent loads of one URL share a request.
+    /// Throws the session's error, or `URLError(.badServerResponse)` for an empty body or a status other than 200 (or 304 with a cached copy).
     public func data(from url: URL) async throws -> Data {
         let cached = cache[url]
         if let cached, cached.freshUntil.map({ $0 > Date() }) ?? true { return cached.data }
@@ -75,15 +80,20 @@ public actor ImageLoader {
 }
 
 /// A dictionary that keeps at most `countLimit` entries, dropping the least recently used.
-public struct LRUCache<Key: Hashable, Value> {
+package struct LRUCache<Key: Hashable, Value> {
+    /// The most entries kept, at least 1.
     public let countLimit: Int
     private var values: [Key: Value] = [:]
     private var order: [Key] = []   // least recently used first
 
+    /// Makes an empty cache of at most `countLimit` entries (at least 1).
     public init(countLimit: Int) { self.countLimit = max(1, countLimit) }
 
+    /// How many entries it holds.
     public var count: Int { values.count }
 
+    /// The value for `key`, which becomes the most recently used; setting nil removes it, and
+    /// setting past the limit drops the least recently used.
     public subscript(key: Key) -> Value? {
         mutating get {
             guard let value = values[key] else { return nil }

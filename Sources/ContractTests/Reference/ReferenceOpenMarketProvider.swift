@@ -9,8 +9,11 @@ import FoundationNetworking
 /// server's format, a multipart body assembled by hand, 200–299 as success, and an
 /// `ImageLoader` for thumbnails. It passes every shipped check.
 public struct ReferenceOpenMarketProvider: OpenMarketProvider {
+    /// Why a call failed besides the session's own errors.
     public enum ProviderError: Error, Equatable {
+        /// The server answered with this status, outside 200–299.
         case badStatus(Int)
+        /// The health check's body was not `"OK"`.
         case notOK
     }
 
@@ -21,6 +24,7 @@ public struct ReferenceOpenMarketProvider: OpenMarketProvider {
     let variant: OpenMarketVariant
     let images: ImageLoader
 
+    /// Makes a provider for `context`'s server that speaks `variant` and caches up to `imageCacheLimit` images.
     public init(context: ProviderContext, variant: OpenMarketVariant = .jan2022, imageCacheLimit: Int = 100) {
         baseURL = context.baseURL
         session = URLSession(configuration: context.sessionConfiguration, delegate: context.sessionDelegate, delegateQueue: nil)
@@ -30,6 +34,7 @@ public struct ReferenceOpenMarketProvider: OpenMarketProvider {
         images = ImageLoader(session: session, timeout: context.timeout, countLimit: imageCacheLimit)
     }
 
+    /// The image loader's count limit.
     public var imageCacheLimit: Int? { images.countLimit }
 
     // MARK: Wire types
@@ -126,12 +131,14 @@ public struct ReferenceOpenMarketProvider: OpenMarketProvider {
         return request
     }
 
+    /// `GET /healthChecker`; throws `notOK` unless the body is `"OK"`.
     public func healthCheck() async throws -> Bool {
         let data = try await send(request("GET", "healthChecker"))
         guard String(decoding: data, as: UTF8.self) == "\"OK\"" else { throw ProviderError.notOK }
         return true
     }
 
+    /// `GET /api/products?page_no=N&items_per_page=M`, decoded in the variant's page keys.
     public func page(number: Int, itemsPerPage: Int) async throws -> MarketPage {
         let data = try await send(request("GET", "api/products", query: [
             URLQueryItem(name: "page_no", value: String(number)), URLQueryItem(name: "items_per_page", value: String(itemsPerPage)),
@@ -147,10 +154,12 @@ public struct ReferenceOpenMarketProvider: OpenMarketProvider {
                           products: page.pages.map(\.product))
     }
 
+    /// `GET /api/products/{id}`.
     public func product(id: Int) async throws -> MarketProduct {
         try decoder.decode(ProductDTO.self, from: try await send(request("GET", "api/products/\(id)"))).product
     }
 
+    /// `POST /api/products`: a `params` JSON part and one `images` part per image, assembled by hand.
     public func createProduct(_ product: NewMarketProduct, images: [MarketImageUpload]) async throws -> MarketProduct {
         var params: [String: Any] = ["name": product.name, variant.descriptionKey: product.description, "price": product.price,
                                      "currency": product.currency, "secret": product.secret]
@@ -185,6 +194,7 @@ public struct ReferenceOpenMarketProvider: OpenMarketProvider {
         return body
     }
 
+    /// `PATCH /api/products/{id}` with the fields that are set and the vendor password.
     public func updateProduct(id: Int, _ changes: MarketProductChanges) async throws -> MarketProduct {
         var body: [String: Any] = ["secret": changes.secret]
         if let name = changes.name { body["name"] = name }
@@ -197,16 +207,19 @@ public struct ReferenceOpenMarketProvider: OpenMarketProvider {
         return try decoder.decode(ProductDTO.self, from: try await send(json("PATCH", "api/products/\(id)", body))).product
     }
 
+    /// `POST /api/products/{id}/secret` (`/archived` in late 2022): the product's secret.
     public func productSecret(id: Int, password: String) async throws -> String {
         let path = variant == .late2022 ? "api/products/\(id)/archived" : "api/products/\(id)/secret"
         return String(decoding: try await send(json("POST", path, ["secret": password])), as: UTF8.self)
     }
 
+    /// `DELETE /api/products/{id}/{secret}` (`/api/products/{secret}` in late 2022).
     public func deleteProduct(id: Int, secret: String) async throws -> MarketProduct {
         let path = variant == .late2022 ? "api/products/\(secret)" : "api/products/\(id)/\(secret)"
         return try decoder.decode(ProductDTO.self, from: try await send(request("DELETE", path))).product
     }
 
+    /// The image's bytes through the `ImageLoader`.
     public func imageData(from url: URL) async throws -> Data {
         try await images.data(from: url)
     }

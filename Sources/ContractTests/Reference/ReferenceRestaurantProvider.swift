@@ -9,7 +9,9 @@ import FoundationNetworking
 /// `ImageLoader` for images. It passes every shipped check, required and recommended:
 /// copy it as a starting point, or adapt your own controller the same way.
 public struct ReferenceRestaurantProvider: RestaurantProvider {
+    /// Why a call failed, as OrderApp's `MenuController` names it.
     public enum ProviderError: Error, Equatable {
+        /// The categories, the menu, the order or an image could not be fetched or decoded.
         case categoriesNotFound, menuItemsNotFound, orderRequestFailed, imageDataMissing
     }
 
@@ -19,6 +21,7 @@ public struct ReferenceRestaurantProvider: RestaurantProvider {
     let variant: RestaurantVariant
     let images: ImageLoader
 
+    /// Makes a provider for `context`'s server that speaks `variant` and caches up to `imageCacheLimit` images.
     public init(context: ProviderContext, variant: RestaurantVariant = .original, imageCacheLimit: Int = 50) {
         baseURL = context.baseURL
         session = URLSession(configuration: context.sessionConfiguration, delegate: context.sessionDelegate, delegateQueue: nil)
@@ -27,6 +30,7 @@ public struct ReferenceRestaurantProvider: RestaurantProvider {
         images = ImageLoader(session: session, timeout: context.timeout, countLimit: imageCacheLimit)
     }
 
+    /// The image loader's count limit.
     public var imageCacheLimit: Int? { images.countLimit }
 
     struct Category: Codable { let id: Int; let name: String }
@@ -78,6 +82,7 @@ public struct ReferenceRestaurantProvider: RestaurantProvider {
         return data
     }
 
+    /// `GET /categories`, decoded as the variant writes it.
     public func categories() async throws -> [String] {
         let data = try await get("categories", failure: .categoriesNotFound)
         switch variant {
@@ -86,6 +91,7 @@ public struct ReferenceRestaurantProvider: RestaurantProvider {
         }
     }
 
+    /// `GET /menu?category=NAME`, decoded as the variant writes it.
     public func menuItems(category: String) async throws -> [RestaurantItem] {
         let data = try await get("menu", query: [URLQueryItem(name: "category", value: category)], failure: .menuItemsNotFound)
         switch variant {
@@ -106,6 +112,7 @@ public struct ReferenceRestaurantProvider: RestaurantProvider {
         return url
     }
 
+    /// `POST /order` with `{"menuIds": [...]}`: the preparation time in minutes.
     public func submitOrder(menuIDs: [Int]) async throws -> Int {
         var request = URLRequest(url: baseURL.appendingPathComponent("order"), cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         request.httpMethod = "POST"
@@ -116,6 +123,7 @@ public struct ReferenceRestaurantProvider: RestaurantProvider {
         return try JSONDecoder().decode(OrderResponse.self, from: data).prepTime
     }
 
+    /// The image's bytes through the `ImageLoader`; a bad status or an empty body throws `imageDataMissing`.
     public func imageData(from url: URL) async throws -> Data {
         do {
             return try await images.data(from: url)

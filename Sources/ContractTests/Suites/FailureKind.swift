@@ -3,12 +3,19 @@ import Scenarios
 
 /// The ways a call can fail that a provider must surface as a thrown error.
 public enum FailureKind: String, Sendable, CaseIterable {
+    /// A 4xx status.
     case clientError = "4xx"
+    /// A 5xx status.
     case serverError = "5xx"
+    /// A body that is not JSON.
     case malformedJSON = "malformed JSON"
+    /// JSON of another shape than the API's.
     case wrongShape = "wrong-shaped JSON"
+    /// A body cut short of its `Content-Length`.
     case truncatedBody = "truncated body"
+    /// The connection reset before an answer.
     case connectionReset = "connection reset"
+    /// The connection closed with no byte of answer.
     case emptyResponse = "empty response"
 
     /// What applies to image downloads (their bytes are not JSON).

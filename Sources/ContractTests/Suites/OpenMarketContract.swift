@@ -3,12 +3,15 @@ import Scenarios
 
 /// The shipped contract for Open Market providers.
 public enum OpenMarketContract {
+    /// A check of an Open Market provider.
     public typealias Check = ContractCheck<any OpenMarketProvider>
 
+    /// The shipped suite for the variant `configuration` names.
     public static func suite(_ configuration: SuiteConfiguration) -> ContractSuite<any OpenMarketProvider> {
         ContractSuite(name: "Open Market (\(configuration.openMarketVariant.rawValue))", checks: checks(configuration), configuration: configuration)
     }
 
+    /// The shipped checks for `configuration`'s variant, in report order.
     public static func checks(_ configuration: SuiteConfiguration) -> [Check] {
         let variant = configuration.openMarketVariant
         return reads + pagination + writes(variant) + [conformance(variant)] + errorHandling(variant) + timeouts(configuration)

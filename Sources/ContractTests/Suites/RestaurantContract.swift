@@ -8,12 +8,15 @@ import Scenarios
 ///     }
 ///     #expect(report.passed, "\(report)")
 public enum RestaurantContract {
+    /// A check of a Restaurant provider.
     public typealias Check = ContractCheck<any RestaurantProvider>
 
+    /// The shipped suite for the variant `configuration` names.
     public static func suite(_ configuration: SuiteConfiguration) -> ContractSuite<any RestaurantProvider> {
         ContractSuite(name: "Restaurant (\(configuration.restaurantVariant.rawValue))", checks: checks(configuration), configuration: configuration)
     }
 
+    /// The shipped checks for `configuration`'s variant, in report order.
     public static func checks(_ configuration: SuiteConfiguration) -> [Check] {
         requestShape + [conformance] + decoding(configuration.restaurantVariant) + errorHandling
             + timeouts(configuration)

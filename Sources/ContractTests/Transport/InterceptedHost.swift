@@ -12,6 +12,7 @@ public struct InterceptedHost: Hashable, Sendable, CustomStringConvertible {
     /// The one port covered; nil for every port.
     public let port: Int?
 
+    /// Covers `host` (any case; stored lower-case) on `port`, or on every port when nil.
     public init(host: String, port: Int? = nil) {
         self.host = host.lowercased()
         self.port = port
@@ -67,6 +68,7 @@ public struct InterceptedHost: Hashable, Sendable, CustomStringConvertible {
         return (url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)) == port
     }
 
+    /// The entry as `intercepting:` writes it: `host` or `host:port`, an IPv6 address in brackets.
     public var description: String {
         let name = host.contains(":") ? "[\(host)]" : host
         return port.map { "\(name):\($0)" } ?? name

@@ -12,6 +12,7 @@ public enum InterceptionError: Error, CustomStringConvertible {
     /// another test to stop intercepting `host`.
     case cancelled(host: String)
 
+    /// What went wrong and what to do about it.
     public var description: String {
         switch self {
         case .invalidHost(let entry, let reason):

@@ -21,6 +21,7 @@ public final class LocalCATrust: NSObject, URLSessionDelegate, Sendable {
     /// The CA certificate, DER.
     public let anchor: Data
 
+    /// Trusts the CA certificate `anchor` (DER).
     public init(anchor: Data) {
         self.anchor = anchor
     }
@@ -32,6 +33,7 @@ public final class LocalCATrust: NSObject, URLSessionDelegate, Sendable {
     }
 
     #if canImport(Security)
+    /// Answers a server-trust challenge with the CA as an extra anchor; other challenges get the default handling.
     public func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
                            completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
         guard challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust,

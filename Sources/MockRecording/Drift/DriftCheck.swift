@@ -11,7 +11,9 @@ import FoundationNetworking
 /// product of its own page 1, its own first category), so different data never counts as
 /// drift. Every variant of the API is played, to name the closest one.
 public struct DriftCheck: Sendable {
+    /// Which built-in API the probes are for.
     public enum API: String, Sendable, CaseIterable {
+        /// The Restaurant or the Open Market API.
         case restaurant, openmarket
 
         /// The variants the simulator plays for this API (as `--variant` names them).
@@ -22,9 +24,13 @@ public struct DriftCheck: Sendable {
 
     /// One answer, from either side.
     public struct Exchange: Sendable {
+        /// The status answered.
         public let status: Int
+        /// The `Content-Type` answered, nil when there was none.
         public let contentType: String?
+        /// The body answered.
         public let body: Data
+        /// Makes an answer of `status`, `contentType` and `body`.
         public init(status: Int, contentType: String?, body: Data) {
             self.status = status
             self.contentType = contentType
@@ -37,10 +43,12 @@ public struct DriftCheck: Sendable {
     /// A side answers a request: method, path with query, headers, body.
     public typealias Send = @Sendable (String, String, [String: String], Data) async throws -> Exchange
 
+    /// The API probed.
     public let api: API
     /// Open Market credentials for the write probes (create → read → delete a scratch product).
     public let credentials: (identifier: String, password: String)?
 
+    /// Makes a check of `api`; without `credentials` the Open Market write probes are skipped.
     public init(api: API, credentials: (identifier: String, password: String)? = nil) {
         self.api = api
         self.credentials = credentials

@@ -8,14 +8,18 @@ import FoundationNetworking
 /// What a drift check found: the differences from the variant compared, and how far every
 /// variant of the API is from the upstream (the closest named).
 public struct DriftOutcome: Sendable {
+    /// The API probed.
     public let api: DriftCheck.API
     /// The variant the differences are against (the one asked for, else the closest).
     public let variant: String
+    /// The differences from `variant`, in probe order; empty when the shapes agree.
     public let differences: [DriftDifference]
     /// Every variant with its count of differences, closest first.
     public let distances: [(variant: String, differences: Int)]
 
+    /// The variant with the fewest differences (`variant` when none was compared).
     public var closest: String { distances.first?.variant ?? variant }
+    /// Whether the upstream's answers differ in shape from the variant compared.
     public var drifted: Bool { !differences.isEmpty }
 
     /// A readable report: the verdict, the closest variant, each difference with its path.
@@ -119,10 +123,14 @@ extension DriftCheck {
     }
 }
 
+/// Why a drift check cannot run.
 public enum DriftError: Error, CustomStringConvertible {
+    /// No variant of the API has this name.
     case unknownVariant(String, DriftCheck.API)
+    /// A probe's path makes no URL on the upstream.
     case badPath(String)
 
+    /// What is wrong: the variant names to choose from, or the path that makes no URL.
     public var description: String {
         switch self {
         case .unknownVariant(let name, let api):

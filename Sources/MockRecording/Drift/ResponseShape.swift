@@ -5,13 +5,21 @@ import Scenarios
 /// types, nullability, number shapes (`1` vs `1.0`, which a JSON value loses, so they are
 /// read off the text) and date formats (`2022-01-04T00:00:00.00` → `dddd-dd-ddTdd:dd:dd.dd`).
 public indirect enum ResponseShape: Sendable, Equatable, CustomStringConvertible {
+    /// An object, with each member's shape.
     case object([String: ResponseShape])
+    /// An array, with its elements' shapes.
     case array([ResponseShape])
+    /// A string that is no date.
     case string
+    /// A date string, with its shape (digits as `d`).
     case date(format: String)
+    /// A number written without a fraction.
     case integer
+    /// A number written with a fraction.
     case fraction
+    /// `true` or `false`.
     case bool
+    /// `null`.
     case null
 
     /// The shape of a JSON body; nil when it is not JSON.
@@ -35,6 +43,7 @@ public indirect enum ResponseShape: Sendable, Equatable, CustomStringConvertible
         }
     }
 
+    /// The shape for people, such as `an object {id, name}`.
     public var description: String {
         switch self {
         case .object(let members): return "an object {\(members.keys.sorted().joined(separator: ", "))}"
@@ -103,8 +112,12 @@ public indirect enum ResponseShape: Sendable, Equatable, CustomStringConvertible
 
 /// One way the mock's answer is not shaped like the real server's.
 public struct DriftDifference: Sendable, Equatable, CustomStringConvertible {
+    /// What differs.
     public enum Kind: String, Sendable {
+        /// The status, the `Content-Type`, or a key the mock lacks or adds.
         case status, contentType = "content type", missingKey = "missing key", extraKey = "extra key"
+        /// A value's type, a number's shape (`1` or `1.0`), a date's format, whether a value
+        /// may be null, or a body only one side could read as JSON.
         case type, numberShape = "number shape", dateFormat = "date format", nullability, body
     }
 
@@ -112,10 +125,14 @@ public struct DriftDifference: Sendable, Equatable, CustomStringConvertible {
     public let probe: String
     /// Where in the body (`$.pages[].price`), or `status` / `Content-Type`.
     public let path: String
+    /// What differs.
     public let kind: Kind
+    /// The upstream's side, as a shape, status or value.
     public let upstream: String
+    /// The mock's side, as a shape, status or value.
     public let mock: String
 
+    /// `PROBE PATH: KIND — upstream …, mock …`.
     public var description: String { "\(probe) \(path): \(kind.rawValue) — upstream \(upstream), mock \(mock)" }
 }
 

@@ -6,14 +6,19 @@ import Scenarios
 /// and in process. Its calls are journaled too (by the pipeline), marked `admin.*`, so
 /// nothing the server received is missing from the journal.
 public struct AdminAPI: ControlPlane, Responder {
+    /// The path prefix of every admin route.
     public static let prefix = "/__admin"
     private static let prefixBytes = Array(prefix.utf8)
+    /// The admin API's version, as `/__admin/info` reports it.
     public static let version = "0.4.0"
+    /// The engine the admin API reads and controls.
     public let engine: MockEngine
     let router: Router
     /// Required on every admin request when set (`X-Admin-Token` or `Authorization: Bearer`).
     let adminToken: String?
 
+    /// Makes the admin API of `engine`; with `adminToken` every admin request must carry it,
+    /// with `certificateAuthority` the CA routes serve it, and `transport` feeds `/__admin/info`.
     public init(engine: MockEngine, adminToken: String? = nil, certificateAuthority: CACertificate? = nil, transport: TransportFacts? = nil) {
         self.init(engine: engine, adminToken: adminToken, certificateAuthority: certificateAuthority, transport: transport, proxy: nil)
     }
@@ -198,7 +203,9 @@ public struct AdminAPI: ControlPlane, Responder {
 
 /// What the transport tells `/__admin/info`: event loops, connections, limits.
 public struct TransportFacts: Sendable {
+    /// Describes the transport as JSON, called for each `/__admin/info` request.
     public let describe: @Sendable () -> JSONValue
+    /// Makes facts that `describe` reports when asked.
     public init(_ describe: @escaping @Sendable () -> JSONValue) { self.describe = describe }
 }
 

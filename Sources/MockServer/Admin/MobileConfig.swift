@@ -6,8 +6,10 @@ import Foundation
 /// Settings. Its identifiers derive from the CA's fingerprint, so fetching it again
 /// replaces the installed profile instead of adding a second one.
 public enum MobileConfig {
+    /// The media type iOS opens as a configuration profile.
     public static let contentType = "application/x-apple-aspen-config"
 
+    /// The profile, a property list, that installs `ca` as a root certificate.
     public static func profile(for ca: CACertificate) -> Data {
         let fingerprint = ca.fingerprint.replacingOccurrences(of: ":", with: "")
         let certificate: [String: Any] = [

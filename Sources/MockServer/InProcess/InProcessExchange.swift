@@ -58,6 +58,7 @@ public enum InProcessExchange {
     public struct Redirect: Sendable, Equatable {
         /// The `Location`, resolved against the request's URL.
         public let url: URL
+        /// The method of the request that follows: `GET` where URLSession turns the method into one, else the original.
         public let method: String
         /// Whether the body and its `Content-Type` and `Content-Length` are dropped.
         public let dropsBody: Bool

@@ -41,6 +41,8 @@ public struct ForwardProxy: Sendable {
     /// How long a pass-through connection to a real host may take to open.
     public var connectTimeout: TimeAmount
 
+    /// Makes a proxy setting; by default on a free port, refusing hosts no API answers to, with
+    /// tunnels to ports 443 and 80 and a 10-second connect timeout.
     public init(port: Int = 0, passThrough: Bool = false, allowedTunnelPorts: Set<Int> = [443, 80], openToNetwork: Bool = false,
                 secureTransport: (any SecureTransport)? = nil, connectTimeout: TimeAmount = .seconds(10)) {
         self.port = port

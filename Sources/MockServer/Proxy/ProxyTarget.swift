@@ -7,6 +7,7 @@
 @_spi(Fuzzing) public struct ProxyTarget: Equatable, Sendable {
     /// Lower case; an IPv6 address without its brackets.
     public let host: String
+    /// In 1...65535.
     public let port: Int
 
     /// `host:port` as it goes in a request line or a `Host` field.
@@ -100,6 +101,7 @@
 
 /// Why a proxy request target cannot be used, in words for the client's 400.
 @_spi(Fuzzing) public struct ProxyTargetProblem: Error, Equatable, Sendable {
+    /// What is wrong with the target, as the 400's reason says it.
     public let reason: String
     init(_ reason: String) { self.reason = reason }
 }

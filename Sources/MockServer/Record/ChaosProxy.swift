@@ -11,14 +11,18 @@ import Scenarios
 /// pipeline does the rest.
 @available(*, deprecated, message: "pass the upstream itself as MockHTTPServer's proxy: its pipeline plays the scenarios over every upstream")
 public struct ChaosProxy: AsyncResponder {
+    /// The engine whose scenarios the server plays over the upstream.
     public let engine: MockEngine
+    /// The real server that answers.
     public let upstream: any AsyncResponder
 
+    /// Names `upstream` as the source of a server playing `engine`'s scenarios.
     public init(engine: MockEngine, upstream: any AsyncResponder) {
         self.engine = engine
         self.upstream = upstream
     }
 
+    /// The upstream's answer to `request`, unchanged: the server's pipeline shapes it.
     public func respond(to request: MockRequest, target: String) async -> ResponsePlan {
         await upstream.respond(to: request, target: target)
     }

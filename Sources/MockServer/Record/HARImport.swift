@@ -16,13 +16,16 @@ import Scenarios
 /// - Entries that are no exchange to replay (status 0, 1xx, other schemes, the browser's
 ///   cache) are left out and listed in `Capture.notes`.
 public enum HARImport {
+    /// What to keep of a capture.
     public struct Options: Sendable {
         /// Keep only the entries for this `host[:port]`; nil keeps all, if they share one host.
         public var host: String?
+        /// Keep credentials as captured instead of replacing them with `REDACTED` (see `Redaction`).
         public var keepSecrets: Bool
         /// Each response's HAR timing becomes its fixed latency.
         public var keepTiming: Bool
 
+        /// Makes options; by default all entries of the capture's one host, secrets redacted, no latency.
         public init(host: String? = nil, keepSecrets: Bool = false, keepTiming: Bool = false) {
             self.host = host
             self.keepSecrets = keepSecrets
@@ -32,6 +35,7 @@ public enum HARImport {
 
     /// What an import made of a capture.
     public struct Capture: Sendable {
+        /// The kept exchanges, in capture order.
         public var exchanges: [RecordedExchange]
         /// The `host[:port]` whose entries were kept.
         public var host: String

@@ -4,15 +4,22 @@ import Scenarios
 /// One request the recorder forwarded and what the upstream answered, ready to be
 /// written as fixtures: the body has `{{baseURL}}` where the upstream's own address was.
 public struct RecordedExchange: Sendable {
+    /// The request method, upper-case.
     public var method: String
+    /// The request path without the query.
     public var path: String
+    /// The request's query items, in order.
     public var query: [(name: String, value: String)]
+    /// The request's header fields as sent.
     public var requestHeaders: HeaderFields
+    /// The request body as sent.
     public var requestBody: Data
+    /// The status the upstream answered.
     public var status: Int
     /// The upstream's headers with the varying ones (dates, request ids, transfer
     /// framing) removed: see `RecordedExchange.normalised(_:)`.
     public var headers: HeaderFields
+    /// The response body, with `{{baseURL}}` where the upstream's own address was when `templated`.
     public var body: Data
     /// The body names the server's own address as `{{baseURL}}`.
     public var templated: Bool
@@ -26,6 +33,7 @@ public struct RecordedExchange: Sendable {
     /// matches the rest of the body (`json`, extra members allowed) instead of all of it.
     public var redactedBodyKeys: Set<String>
 
+    /// Makes an exchange; by default no headers, empty bodies, no latency and nothing redacted.
     public init(method: String, path: String, query: [(name: String, value: String)] = [], requestHeaders: HeaderFields = [:],
                 requestBody: Data = Data(), status: Int, headers: HeaderFields = [:], body: Data = Data(), templated: Bool = false,
                 latencyMilliseconds: Double? = nil, redactedQueryNames: Set<String> = [], redactedBodyKeys: Set<String> = []) {
@@ -54,6 +62,7 @@ public struct RecordedExchange: Sendable {
         "nel", "report-to", "server-timing",
     ]
 
+    /// `headers` without the ones that vary between identical answers (dates, request ids, transfer framing).
     public static func normalised(_ headers: HeaderFields) -> HeaderFields {
         HeaderFields(headers.filter { !varyingHeaders.contains($0.name.lowercased()) }.map { ($0.name, $0.value) })
     }

@@ -6,6 +6,7 @@ import Scenarios
 /// disk, so a recording stopped any way is complete up to its last answer. Replay it with
 /// `mock-server serve --fixtures DIR --scenario NAME`.
 public actor Recorder {
+    /// `DIR/scenarios/NAME.json`, the scenario file the recording writes.
     public nonisolated let scenarioFile: URL
     private let folder: URL
     private let recordedAt: Date
@@ -31,6 +32,7 @@ public actor Recorder {
         try Self.write(book.scenario(recordedAt: recordedAt), to: scenarioFile)
     }
 
+    /// How many exchanges have been recorded.
     public var count: Int { book.exchanges.count }
 
     static func write(_ scenario: JSONValue, to file: URL) throws {

@@ -7,15 +7,20 @@ import Scenarios
 /// redacted from a request (a HAR import's secrets) is matched on presence, not value.
 /// Pure logic: `Recorder` and `HARImport.write` write what it returns.
 public struct RecordingBook: Sendable {
+    /// The scenario's name, and its body folder's.
     public let name: String
+    /// The upstream recorded from, as the scenario's description names it.
     public let upstream: String
     /// Request headers that take part in matching (say, an API key), compared exactly.
     public let matchHeaders: [String]
+    /// Every exchange added, in order.
     public private(set) var exchanges: [RecordedExchange] = []
     /// Each exchange's body file, relative to the scenario file; nil for an empty body.
     private var bodyFiles: [String?] = []
     private var filesByDigest: [String: String] = [:]
 
+    /// Makes an empty book for a scenario called `name`, recorded from `upstream`; `matchHeaders`
+    /// take part in matching.
     public init(name: String, upstream: String, matchHeaders: [String] = []) {
         self.name = name
         self.upstream = upstream

@@ -12,6 +12,7 @@ import Scenarios
 /// JSON). Paths are kept: Open Market's delete path carries a product's secret, and a replay
 /// must match it.
 public enum Redaction {
+    /// What replaces a secret's value.
     public static let placeholder = "REDACTED"
     /// Header names, lower-cased, with the spelling reports use.
     public static let headerNames: [String: String] = [

@@ -18,8 +18,11 @@ public actor FixtureWatcher {
         public static func take(_ folders: [URL]) -> Baseline { Baseline(prints: FixtureWatcher.fingerprint(of: folders)) }
     }
 
+    /// What a change led to.
     public enum Outcome: Sendable, Equatable {
+        /// The files were read and now serve.
         case reloaded
+        /// The files were refused for these problems; the last good ones keep serving.
         case refused([FixtureProblem])
     }
 
@@ -32,6 +35,7 @@ public actor FixtureWatcher {
     private var task: Task<Void, Never>?
     /// What the last change led to (for tests and the admin API).
     public private(set) var lastOutcome: Outcome?
+    /// How many changes have been noticed and reloads tried, refused ones included.
     public private(set) var reloads = 0
 
     /// Watches `folders` for changes since `baseline` (the files as they are now when nil:
@@ -63,6 +67,7 @@ public actor FixtureWatcher {
         try await clock.sleep(for: interval)
     }
 
+    /// Stops watching; a change after this is not reloaded.
     public func stop() {
         task?.cancel()
         task = nil

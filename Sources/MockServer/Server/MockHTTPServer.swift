@@ -14,14 +14,22 @@ import Scenarios
 ///     ... URLSession against address.baseURL ...
 ///     await server.stop()
 public actor MockHTTPServer {
+    /// Where the server is in its life: never started, listening, stopping, or stopped (it
+    /// cannot be started again).
     public enum State: Sendable {
+        /// Not started yet.
         case initial
+        /// Listening at this address.
         case running(BoundAddress)
+        /// Stopping: responses under way may finish.
         case shuttingDown
+        /// Stopped.
         case shutdown
     }
 
+    /// The engine every port answers from.
     public nonisolated let engine: MockEngine
+    /// How the server listens.
     public nonisolated let configuration: ServerConfiguration
     /// When set, answers every request outside `/__admin` (recording through a proxy).
     public nonisolated let proxy: (any AsyncResponder)?
@@ -42,8 +50,16 @@ public actor MockHTTPServer {
     /// token, the CA and the proxy, ahead of the engine); nil until started. An in-process
     /// transport for the same engine answers through it too, so the two answer alike.
     public private(set) var pipeline: Pipeline?
+    /// Where the server is in its life.
     public private(set) var state: State = .initial
 
+    /// Makes a server of `engine`; `start()` binds it.
+    ///
+    /// - Parameters:
+    ///   - configuration: Where and how it listens (by default `127.0.0.1`, a free port, plain HTTP).
+    ///   - proxy: When set, answers every request outside `/__admin` in place of the APIs.
+    ///   - group: The event loops it serves on.
+    ///   - logger: Where it logs; it never prints.
     public init(
         engine: MockEngine,
         configuration: ServerConfiguration = ServerConfiguration(),
@@ -248,7 +264,9 @@ public actor MockHTTPServer {
 
 /// Where a started server listens.
 public struct BoundAddress: Sendable, Equatable {
+    /// The host it listens on, as configured (`127.0.0.1`).
     public let host: String
+    /// The bound port: the system's choice when the configuration asked for 0.
     public let port: Int
     /// Whether `port` speaks HTTPS.
     public let isSecure: Bool
@@ -257,6 +275,7 @@ public struct BoundAddress: Sendable, Equatable {
     /// The forward proxy's port, if the server has one (`ServerConfiguration.forwardProxy`).
     public let proxyPort: Int?
 
+    /// Makes an address; without the HTTPS or proxy port the server has none.
     public init(host: String, port: Int, isSecure: Bool = false, securePort: Int? = nil, proxyPort: Int? = nil) {
         self.host = host
         self.port = port
@@ -270,6 +289,7 @@ public struct BoundAddress: Sendable, Equatable {
 
     /// `http://HOST:PORT` (or `https://`), with IPv6 hosts bracketed.
     public var baseURL: String { "\(isSecure ? "https" : "http")://\(MockHTTPServer.urlHost(host)):\(port)" }
+    /// `baseURL` as a URL.
     public var url: URL { URL(string: baseURL)! }
     /// `https://HOST:PORT` of the HTTPS listener, if the server has one.
     public var secureBaseURL: String? { securePort.map { "https://\(MockHTTPServer.urlHost(host)):\($0)" } }

@@ -87,6 +87,7 @@ public struct CACertificate: Sendable, Equatable {
     /// The file that holds it.
     public let file: URL
 
+    /// Makes a certificate of its DER and PEM forms, the DER's SHA-256 `fingerprint` and the file that holds it.
     public init(der: Data, pem: String, fingerprint: String, file: URL) {
         self.der = der
         self.pem = pem
@@ -105,10 +106,14 @@ public struct CACertificate: Sendable, Equatable {
 
 /// HTTPS material that cannot be used (a CA folder, a certificate or key file): which file and why.
 public struct LocalCAError: Error, CustomStringConvertible, Equatable {
+    /// The path of the file or folder at fault.
     public let file: String
+    /// What is wrong with it.
     public let reason: String
+    /// `FILE: REASON`.
     public var description: String { "\(file): \(reason)" }
 
+    /// Makes an error naming `file` and `reason`.
     public init(file: String, reason: String) {
         self.file = file
         self.reason = reason

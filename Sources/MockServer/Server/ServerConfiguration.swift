@@ -3,6 +3,7 @@ import Logging
 
 /// How a `MockHTTPServer` listens.
 public struct ServerConfiguration: Sendable {
+    /// The address to listen on; `127.0.0.1` by default, so only this machine can reach it.
     public var host: String
     /// 0 asks the system for a free port; read the bound one from the server.
     public var port: Int
@@ -19,6 +20,8 @@ public struct ServerConfiguration: Sendable {
     /// A forward proxy on a port of its own, so clients keep their real URLs; nil: none.
     public var forwardProxy: ForwardProxy?
 
+    /// Makes a configuration; by default loopback, a free port, 8 MiB request bodies, the
+    /// default limits, no admin token, plain HTTP and no proxy.
     public init(host: String = "127.0.0.1", port: Int = 0, maxRequestBodySize: Int = 8 * 1024 * 1024,
                 limits: ConnectionLimits = .default, adminToken: String? = nil, secureTransport: (any SecureTransport)? = nil,
                 forwardProxy: ForwardProxy? = nil) {
@@ -40,9 +43,13 @@ public struct ServerConfiguration: Sendable {
 
 /// Why a server could not start.
 public enum ServerError: Error, CustomStringConvertible, Equatable {
+    /// Something else listens on the port already.
     case addressInUse(host: String, port: Int)
+    /// The address cannot be bound, for the reason given.
     case cannotBind(host: String, port: Int, reason: String)
+    /// `start()` was called on a server that was started before: a server starts once.
     case alreadyStarted
+    /// The server is not running.
     case notRunning
     /// The local CA, the certificate or its key could not be made or loaded.
     case tls(LocalCAError)
@@ -50,6 +57,7 @@ public enum ServerError: Error, CustomStringConvertible, Equatable {
     /// open (`ForwardProxy.openToNetwork`): it would be an open relay.
     case exposedProxy(host: String)
 
+    /// What went wrong, with the host and port where they matter.
     public var description: String {
         switch self {
         case .addressInUse(let host, let port):

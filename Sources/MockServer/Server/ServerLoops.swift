@@ -34,6 +34,7 @@ public final class ServerLoops: Sendable {
 
     /// One server's hold on a loop, given back with `release()` once the server stopped.
     public final class Lease: Sendable {
+        /// The loop the server runs on; it stays the lease's until `release()`.
         public let loop: any EventLoop
         private let index: Int
         private let owner: ServerLoops
@@ -55,6 +56,7 @@ public final class ServerLoops: Sendable {
         }
     }
 
+    /// Makes a pool that makes at most `limit` loops (at least 1).
     public init(limit: Int) {
         self.limit = max(1, limit)
     }

@@ -7,7 +7,8 @@ import NIOCore
 ///
 /// Why it matters: pinned to one core, one loop per machine core would make two loops
 /// share it, each waiting behind the other's work, which lengthens tail latency.
-public enum UsableCores {
+package enum UsableCores {
+    /// The CPUs this process may run on, at least 1.
     public static var count: Int {
         max(1, min(System.coreCount, affinityCount ?? Int.max))
     }

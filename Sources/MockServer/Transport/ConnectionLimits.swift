@@ -17,10 +17,12 @@ public struct ConnectionLimits: Sendable, Equatable {
     /// Outbound bytes NIO may hold for one connection before the server stops producing
     /// for it (the high water mark); production resumes below `writeBufferLow`.
     public var writeBufferHigh: Int
+    /// Production for a connection resumes when its outbound bytes fall below this (the low water mark).
     public var writeBufferLow: Int
     /// How long a stopping server lets responses under way finish before cutting them.
     public var shutdownGrace: TimeAmount
 
+    /// Makes limits; every default is one a normal client never meets.
     public init(idleTimeout: TimeAmount = .seconds(60), headTimeout: TimeAmount = .seconds(10), maxHeadSize: Int = 32 * 1024,
                 maxConnections: Int = 4_096, writeBufferHigh: Int = 64 * 1024, writeBufferLow: Int = 32 * 1024,
                 shutdownGrace: TimeAmount = .seconds(1)) {
@@ -33,6 +35,7 @@ public struct ConnectionLimits: Sendable, Equatable {
         self.shutdownGrace = shutdownGrace
     }
 
+    /// The limits a server has unless told otherwise.
     public static let `default` = ConnectionLimits()
 }
 

@@ -21,7 +21,9 @@ import Musl
 /// extended key usage, DNS and IP names in the subject alternative names, and at most
 /// 825 days of validity (a leaf is issued per start for 397 days).
 public struct LocalCA: Sendable {
+    /// The CA certificate's file name in the CA folder.
     public static let certificateFile = "ca.pem"
+    /// The CA private key's file name in the CA folder.
     public static let keyFile = "ca-key.pem"
     /// The CA's own validity: ten years (Apple's 825-day limit is for server certificates).
     static let caValidity: TimeInterval = 10 * 365 * 86_400
@@ -272,7 +274,9 @@ public struct LocalCA: Sendable {
 
 /// A server certificate and its key, in PEM, as the TLS layer loads them.
 public struct ServerIdentity: Sendable {
+    /// The certificate in PEM, or a chain with the leaf first.
     public let certificatePEM: String
+    /// The leaf's private key.
     public let privateKeyPEM: String
     /// The subject alternative names it covers.
     public let names: [SubjectName]

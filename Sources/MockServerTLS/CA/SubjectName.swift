@@ -5,6 +5,7 @@ import X509
 
 /// A name a server certificate covers: a DNS name or an IP address.
 public enum SubjectName: Sendable, Hashable, CustomStringConvertible {
+    /// A host name, lower-case, possibly a wildcard (`*.example.com`).
     case dns(String)
     /// Network-order bytes: 4 for IPv4, 16 for IPv6.
     case ip([UInt8], text: String)
@@ -27,6 +28,7 @@ public enum SubjectName: Sendable, Hashable, CustomStringConvertible {
         self = .dns(bare.lowercased())
     }
 
+    /// The name as a host writes it: a DNS name lower-case, an IP address in its usual text.
     public var text: String {
         switch self {
         case .dns(let name): return name
@@ -34,6 +36,7 @@ public enum SubjectName: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The name with its kind: `DNS:NAME` or `IP:ADDRESS`.
     public var description: String {
         switch self {
         case .dns(let name): return "DNS:\(name)"

@@ -14,6 +14,7 @@ public struct DocumentedAnswer: Sendable, Hashable, CustomStringConvertible {
     /// `example`); nil when it has none, and the body is then made from its schema.
     public let example: String?
 
+    /// Makes an answer of the response keyed `code`, given with `status`, and the body example named `example` (nil: made from the schema).
     public init(code: String, status: Int, example: String? = nil) {
         self.code = code
         self.status = status

@@ -2,7 +2,7 @@ import Foundation
 
 /// A pre-encoded body with holes for the base URL the client used, so absolute URLs
 /// follow the real host and port without re-encoding JSON per request.
-public struct BodyTemplate: Sendable, Hashable {
+package struct BodyTemplate: Sendable, Hashable {
     /// Written where the base URL goes when encoding; split out afterwards.
     public static let baseURLMarker = "@@MOCKSERVER_BASE_URL@@"
     /// How scenario files and recordings write the hole: `{{baseURL}}`.
@@ -19,6 +19,7 @@ public struct BodyTemplate: Sendable, Hashable {
     /// per address, not once per response.
     private let cache = RenderCache()
 
+    /// Encodes `value` as JSON; strings holding `baseURLMarker` become holes for the base URL.
     public init<T: Encodable>(encoding value: T) {
         self.init(data: JSONCoding.encode(value))
     }
@@ -28,6 +29,7 @@ public struct BodyTemplate: Sendable, Hashable {
         self.init(data: data, marker: BodyTemplate.fileMarker)
     }
 
+    /// A body whose `baseURLMarker`s are holes for the base URL.
     public init(data: Data) {
         self.init(data: data, marker: BodyTemplate.baseURLMarker)
     }
@@ -46,7 +48,9 @@ public struct BodyTemplate: Sendable, Hashable {
         self.hasHoles = parts.count > 1
     }
 
+    /// Equal when the bytes and the holes are in the same places.
     public static func == (lhs: BodyTemplate, rhs: BodyTemplate) -> Bool { lhs.parts == rhs.parts }
+    /// Hashes the bytes and the holes' places.
     public func hash(into hasher: inout Hasher) { hasher.combine(parts) }
 
     /// `baseURL` must already be safe inside a JSON string (the transport guarantees it).

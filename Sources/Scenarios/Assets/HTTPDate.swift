@@ -1,10 +1,11 @@
 import Foundation
 
 /// IMF-fixdate (RFC 9110 §5.6.7): `Sun, 06 Nov 1994 08:49:37 GMT`.
-public enum HTTPDate {
+package enum HTTPDate {
     static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
+    /// `date` in IMF-fixdate, whole seconds (the fraction is dropped).
     public static func format(_ date: Date) -> String {
         let t = CivilTime(date)
         return "\(weekdays[t.weekday]), \(padded(t.day, 2)) \(months[t.month - 1]) \(padded(t.year, 4)) "

@@ -1,10 +1,13 @@
 import Foundation
 
 /// Image formats recognised by their leading bytes, never by file name.
-public enum ImageFormat: String, Sendable, CaseIterable {
+package enum ImageFormat: String, Sendable, CaseIterable {
+    /// PNG, `image/png`.
     case png
+    /// JPEG, `image/jpeg`.
     case jpeg
 
+    /// The format whose signature `data` starts with; nil when it is neither PNG nor JPEG.
     public init?(sniffing data: Data) {
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         if data.count >= 8, data.prefix(8).elementsEqual(png) {
@@ -16,6 +19,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         }
     }
 
+    /// The format's media type, such as `image/png`.
     public var mimeType: String {
         switch self {
         case .png: return "image/png"

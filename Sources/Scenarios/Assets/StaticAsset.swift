@@ -4,14 +4,20 @@ import Foundation
 /// `Last-Modified`, `Cache-Control`, and `304 Not Modified` on a matching
 /// `If-None-Match` or a not-older `If-Modified-Since`. Loaded once; never read per request.
 public struct StaticAsset: Sendable {
+    /// The file name, as routes look it up.
     public let name: String
+    /// The file's bytes.
     public let data: Data
+    /// The `Content-Type` it is served with.
     public let contentType: String
+    /// The `ETag`: a quoted FNV-1a digest of the bytes, strong.
     public let etag: String
     /// Whole seconds: HTTP dates carry no fractions, and comparisons must agree.
     public let lastModified: Date
+    /// `lastModified` as the `Last-Modified` header writes it (IMF-fixdate).
     public let lastModifiedText: String
 
+    /// Makes an asset of `data`; its `ETag` is computed here and `lastModified` is cut to whole seconds.
     public init(name: String, data: Data, contentType: String, lastModified: Date) {
         self.name = name
         self.data = data
@@ -59,7 +65,9 @@ public struct StaticAsset: Sendable {
 
 /// Conditional GET (RFC 9110 §13.2.2): whether a request's validators match a
 /// representation's. If-None-Match wins; If-Modified-Since counts only without it.
-public enum ConditionalRequest {
+package enum ConditionalRequest {
+    /// Whether `request` may be answered `304 Not Modified` for a representation with `etag`
+    /// and `lastModified` (nil: the representation has none).
     public static func isNotModified(_ request: MockRequest, etag: String?, lastModified: Date?) -> Bool {
         if let ifNoneMatch = request.headers["If-None-Match"] {
             guard let etag else { return false }

@@ -2,27 +2,34 @@ import Foundation
 
 /// HTTP header fields in arrival order, looked up case-insensitively.
 public struct HeaderFields: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+    /// The fields in arrival order, names as the sender spelled them; repeated names stay separate.
     public private(set) var fields: [(name: String, value: String)]
 
+    /// Makes fields from name–value pairs, in the order given.
     public init(_ fields: [(String, String)] = []) {
         self.fields = fields.map { (name: $0.0, value: $0.1) }
     }
 
+    /// Makes fields from a literal such as `["Content-Type": "application/json"]`, in the order written.
     public init(dictionaryLiteral elements: (String, String)...) { self.init(elements) }
 
     /// Takes `fields` as they are (no copy into a new array, as `init(_:)` makes).
     public init(fields: [(name: String, value: String)]) { self.fields = fields }
 
+    /// The first value of the field called `name` (any case), nil when there is none.
     public subscript(name: String) -> String? {
         fields.first { $0.name.caseInsensitiveEquals(name) }?.value
     }
 
+    /// Every value of the fields called `name` (any case), in arrival order; empty when there is none.
     public func values(_ name: String) -> [String] {
         fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
     }
 
+    /// Whether a field called `name` (any case) is present.
     public func contains(_ name: String) -> Bool { self[name] != nil }
 
+    /// Appends a field, keeping any others of the same name (for `Set-Cookie` and the like).
     public mutating func add(_ name: String, _ value: String) { fields.append((name: name, value: value)) }
 
     /// Replaces every field called `name` with one field.
@@ -31,6 +38,7 @@ public struct HeaderFields: Sendable, Equatable, Sequence, ExpressibleByDictiona
         add(name, value)
     }
 
+    /// Removes every field called `name` (any case).
     public mutating func remove(_ name: String) {
         fields.removeAll { $0.name.caseInsensitiveEquals(name) }
     }
@@ -43,8 +51,10 @@ public struct HeaderFields: Sendable, Equatable, Sequence, ExpressibleByDictiona
         }
     }
 
+    /// Iterates the fields in arrival order.
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
 
+    /// Equal when the same fields come in the same order: names compare case-insensitively, values exactly.
     public static func == (lhs: HeaderFields, rhs: HeaderFields) -> Bool {
         lhs.fields.count == rhs.fields.count
             && zip(lhs.fields, rhs.fields).allSatisfy { $0.name.caseInsensitiveEquals($1.name) && $0.value == $1.value }

@@ -7,9 +7,12 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
     public let offset: Int
     /// From 1, counted in lines (LF) and bytes within the line.
     public let line: Int
+    /// From 1, in bytes within the line (see `line`).
     public let column: Int
+    /// What the parser expected or found, such as `unexpected character`.
     public let reason: String
 
+    /// `<reason> at line <line>, column <column>`, ready for a message to a user.
     public var description: String { "\(reason) at line \(line), column \(column)" }
 }
 

@@ -2,11 +2,17 @@ import Foundation
 
 /// A JSON document as a value: used for body matching, scenario files and error bodies.
 public enum JSONValue: Sendable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number; JSON does not tell integers apart, so every number is a `Double`.
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array, in order.
     case array([JSONValue])
+    /// An object; member order is not kept.
     case object([String: JSONValue])
 
     /// Parses `data` as JSON (strict RFC 8259, any value at the top); nil when it is not JSON.
@@ -15,15 +21,21 @@ public enum JSONValue: Sendable, Hashable {
         self = value
     }
 
+    /// The member called `key` when the value is an object; nil when it is not or has no such member.
     public subscript(key: String) -> JSONValue? {
         if case .object(let members) = self { return members[key] }
         return nil
     }
 
+    /// The string, nil for any other kind of value.
     public var stringValue: String? { if case .string(let s) = self { return s }; return nil }
+    /// The number, nil for any other kind of value.
     public var doubleValue: Double? { if case .number(let n) = self { return n }; return nil }
+    /// The Boolean, nil for any other kind of value (`null` is not `false`).
     public var boolValue: Bool? { if case .bool(let b) = self { return b }; return nil }
+    /// The elements, nil for any other kind of value.
     public var arrayValue: [JSONValue]? { if case .array(let a) = self { return a }; return nil }
+    /// The members, nil for any other kind of value.
     public var objectValue: [String: JSONValue]? { if case .object(let o) = self { return o }; return nil }
 
     /// The value as an exact integer, nil for fractions and non-numbers.
@@ -64,6 +76,7 @@ public enum JSONValue: Sendable, Hashable {
 }
 
 extension JSONValue: Codable {
+    /// Decodes any JSON value; a number always becomes `.number`, a `Double`.
     public init(from decoder: Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -81,6 +94,7 @@ extension JSONValue: Codable {
         }
     }
 
+    /// Encodes the value as JSON; a whole number is written without a fraction (`3`, not `3.0`).
     public func encode(to encoder: Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
@@ -97,20 +111,28 @@ extension JSONValue: Codable {
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
     ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral {
+    /// A string value.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// A number value, held as a `Double`.
     public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    /// A number value.
     public init(floatLiteral value: Double) { self = .number(value) }
+    /// A Boolean value.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An array value.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// An object value; when a key repeats, the last value wins.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
+    /// The JSON `null`.
     public init(nilLiteral: ()) { self = .null }
 }
 
 /// Printed as compact JSON with sorted keys (never as a Swift debug value), so messages
 /// that name a pattern or a value read like what the user wrote.
 extension JSONValue: CustomStringConvertible {
+    /// The value as compact JSON text.
     public var description: String {
         String(decoding: JSONCoding.encode(self), as: UTF8.self)
     }

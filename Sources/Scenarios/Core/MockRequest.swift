@@ -2,20 +2,32 @@ import Foundation
 
 /// One HTTP request as the engine sees it: transport-independent and immutable.
 public struct MockRequest: Sendable {
+    /// The method, upper-case (`GET`), whatever case the client sent.
     public var method: String
     /// The path without the query, percent-decoded per segment is left to the matcher.
     public var path: String
     /// Query items in order; a name without `=` has an empty value.
     public var query: [(name: String, value: String)]
+    /// The header fields in arrival order.
     public var headers: HeaderFields
+    /// The body bytes, empty when the request has none.
     public var body: Data
     /// `scheme://host:port` as the client addressed this server; absolute URLs in
     /// responses (image URLs) are built on it.
     public var baseURL: String
+    /// When the transport received the request, on the engine's `TimeSource`; the journal records it and measures the exchange's duration from it.
     public var receivedAt: Date
     /// The connection the request came on, when it came on one (nil in process).
     public var connection: ConnectionRef?
 
+    /// Makes a request from its request line, headers and body.
+    ///
+    /// - Parameters:
+    ///   - method: Any case; stored upper-case.
+    ///   - uri: The request target, path and optional query (`/menu?page=2`); the query is split off and percent-decoded.
+    ///   - baseURL: `scheme://host:port` as the client addressed the server; absolute URLs in responses are built on it.
+    ///   - receivedAt: The time the transport received the request.
+    ///   - connection: The connection and its place there, nil when the request came in process.
     public init(
         method: String,
         uri: String,
@@ -48,6 +60,7 @@ public struct MockRequest: Sendable {
         query.first { $0.name == name }?.value
     }
 
+    /// Every value of the query item `name` (case-sensitive), percent-decoded, in order; empty when there is none.
     public func queryValues(_ name: String) -> [String] {
         query.filter { $0.name == name }.map(\.value)
     }
@@ -155,6 +168,7 @@ public struct ConnectionRef: Sendable, Hashable {
     /// 1 for the first request on the connection (HTTP/2: the first stream).
     public let ordinal: Int
 
+    /// Makes a reference to the `ordinal`th request (from 1) on connection `id`.
     public init(id: UInt64, ordinal: Int) {
         self.id = id
         self.ordinal = ordinal

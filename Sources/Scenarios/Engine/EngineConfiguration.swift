@@ -1,5 +1,8 @@
 import Foundation
 
+/// How to build a `MockEngine`: where its fixtures and scenarios are, which APIs and variants
+/// it serves, the journal's limits, its seed and its clock. A value: one configuration can
+/// build many engines, each with its own state.
 public struct EngineConfiguration: Sendable {
     /// A folder holding a fixture folder per API (named as the API: `restaurant/`,
     /// `openmarket/`) and `scenarios/`.
@@ -11,7 +14,9 @@ public struct EngineConfiguration: Sendable {
     /// More host names for the APIs, host to API name (`--map HOST=API`): requests to such
     /// a host are answered by that API alone, as for the API's own `hosts`.
     public var hostMap: [String: String]
+    /// The most entries the journal keeps (at least 1); past it the oldest are evicted.
     public var journalCapacity: Int
+    /// Request bodies up to this many bytes are kept whole in the journal; larger ones as size and digest.
     public var journalBodyLimit: Int
     /// The most bytes the journal's kept requests may hold; the oldest go first past it.
     public var journalByteBudget: Int
@@ -20,8 +25,11 @@ public struct EngineConfiguration: Sendable {
     public var journalResponseBodyLimit: Int
     /// Records kept per stream in its journal entry's transcript; later ones are counted.
     public var streamTranscriptCapacity: Int
+    /// `Cache-Control` sent with images and other static assets.
     public var imageCacheControl: String
+    /// Seeds everything random the engine and its APIs do, so a run can be repeated exactly.
     public var seed: UInt64
+    /// The clock for delays, throttles, timestamps and durations; a test passes a clock it advances.
     public var timeSource: any TimeSource
     /// Folders of scenario files; by default `scenarios/` inside the fixtures folder.
     public var scenarioDirectories: [URL]
@@ -41,6 +49,10 @@ public struct EngineConfiguration: Sendable {
     /// `X-Mock-Network` header names another (nil: none).
     public var network: NetworkProfile?
 
+    /// Makes a configuration; every setting but the fixtures folder has a default suited to a
+    /// local run (journal: 10,000 entries, 64 KiB bodies, 64 MiB in all; the built-in APIs;
+    /// the happy-path scenario; the system clock). `scenarioDirectories` nil means
+    /// `scenarios/` inside `fixturesDirectory`.
     public init(
         fixturesDirectory: URL,
         apis: [any MockAPI] = BuiltInAPIs.all,

@@ -43,8 +43,11 @@ public protocol MockAPI: Sendable {
 }
 
 extension MockAPI {
+    /// One variant, `default`.
     public var variants: [String] { ["default"] }
+    /// No host of its own: the API answers on the mock's own address (and on hosts `hostMap` gives it).
     public var hosts: [String] { [] }
+    /// The API's `name`.
     public var snapshotKey: String { name }
 
     /// The variant `value` names for this API (`NAME` or `APINAME-NAME`, any case), if any.
@@ -88,6 +91,8 @@ public struct APIContext: Sendable {
     /// engine that read its own fixtures keeps nothing for others).
     let starts: StartingStates?
 
+    /// Makes the context an engine serves an API with, for serving an API outside an engine (a
+    /// test of one API); such a context shares nothing with other engines.
     public init(variant: String, seed: UInt64 = 0, timeSource: any TimeSource = SystemTimeSource(),
                 imageCacheControl: String = "public, max-age=3600", strict: Bool = false) {
         self.init(variant: variant, seed: seed, timeSource: timeSource, imageCacheControl: imageCacheControl, strict: strict, starts: nil)
@@ -128,11 +133,14 @@ public protocol ServedAPI: Sendable {
 }
 
 extension ServedAPI {
+    /// No document: requests to the API are not checked for conformance.
     public var openAPI: OpenAPISource? { nil }
 }
 
 extension ServedAPI where Snapshot == NoSnapshot {
+    /// An API without state saves nothing.
     public func snapshot() -> NoSnapshot { NoSnapshot() }
+    /// An API without state has nothing to put back.
     public func restore(_ snapshot: NoSnapshot) {}
 }
 
@@ -161,5 +169,6 @@ public struct OpenAPISource: Sendable {
         self.conformance = conformance
     }
 
+    /// The document for `variant`, with strict validation when `strict` is true.
     public func document(variant: String, strict: Bool) -> JSONValue { make(variant, strict) }
 }

@@ -4,7 +4,9 @@ import Foundation
 /// the journal and the clock. State belongs to an engine, never to a global, so every
 /// server (and every test) starts from its own fixtures.
 public final class MockEngine: Responder {
+    /// The settings the engine was built with.
     public let configuration: EngineConfiguration
+    /// Every exchange the engine answered or refused, bounded by the configuration's journal limits.
     public let journal: Journal
     /// The scenario layer over the simulators: current scenario, sessions, switching.
     public let scenarios: ScenarioEngine
@@ -21,6 +23,7 @@ public final class MockEngine: Responder {
     /// gave (its `StartingStates` then serve this engine's resets too).
     private let preloaded: Locked<(value: Preloaded, shared: Bool)>
 
+    /// The engine's clock (the configuration's `timeSource`).
     public var timeSource: any TimeSource { configuration.timeSource }
 
     /// Loads the fixtures named by `configuration` and assembles the APIs. `source`, when
@@ -177,11 +180,14 @@ public final class MockEngine: Responder {
 /// builds its own mutable state from them): a contract suite loads them once for all
 /// its checks' servers.
 public struct Preloaded: Sendable {
+    /// Each served API's fixtures, by API name.
     public let fixtures: FixtureSet
+    /// The scenarios read from the scenario folders.
     public let scenarios: [Scenario]
     /// What the engines sharing these fixtures each start from, made once (`StartingStates`).
     let starts = StartingStates()
 
+    /// Wraps fixtures and scenarios already read, to share between engines.
     public init(fixtures: FixtureSet, scenarios: [Scenario] = []) {
         self.fixtures = fixtures
         self.scenarios = scenarios
@@ -208,6 +214,7 @@ public struct Preloaded: Sendable {
 public struct FixtureSet: Sendable {
     private var byAPI: [String: any Sendable]
 
+    /// An empty set: no API is served.
     public init() { byAPI = [:] }
 
     /// The fixtures of the API named `name`, of that API's `Fixtures` type.

@@ -40,6 +40,7 @@ public struct Exchange: Sendable {
 /// control plane's and the transport's own refusals included. A transport plays the plan
 /// and reports the end through the `Exchange`.
 public struct Pipeline: Sendable {
+    /// The engine that decides, answers and journals every request that reaches it.
     public let engine: MockEngine
     /// Answers its own requests before the engine sees them (the admin API); nil: none.
     public let control: (any ControlPlane)?

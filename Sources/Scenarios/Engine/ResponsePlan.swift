@@ -3,7 +3,9 @@ import Foundation
 /// What to answer: the engine's decision, carried out by a transport.
 /// Plans are values; building one never touches a socket.
 public struct ResponsePlan: Sendable {
+    /// The HTTP status code (100–599).
     public var status: Int
+    /// The header fields to send; the transport adds the framing (`Content-Length` or chunked).
     public var headers: HeaderFields
     /// The body. It must own its bytes (not `Data(bytesNoCopy:…, deallocator: .none)` over
     /// a buffer rewritten later): the server writes an answer it kept again while a plan
@@ -37,6 +39,7 @@ public struct ResponsePlan: Sendable {
     /// reference: a plan without one carries a nil pointer, as today's plans do.
     var streaming: SharedStreaming?
 
+    /// Makes a plan with no delay, pacing, fault or stream; `answeredBy` names the route or rule (nil: none).
     @inline(__always)
     public init(status: Int, headers: HeaderFields = [:], body: Data = Data(), answeredBy: String?) {
         self.status = status
@@ -80,6 +83,7 @@ public struct ResponsePlan: Sendable {
         .json(status, JSONCoding.encode(value), headers: headers)
     }
 
+    /// A `200` (or `status`) answer with a text body, `text/plain; charset=utf-8` unless `contentType` says otherwise.
     public static func text(_ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8") -> ResponsePlan {
         ResponsePlan(status: status, headers: ["Content-Type": contentType], body: Data(text.utf8))
     }
@@ -102,8 +106,11 @@ public struct ResponsePlan: Sendable {
 
 /// A throttled body: `chunkSize` bytes, then a pause of `interval` seconds, and so on.
 public struct BodyPacing: Sendable, Equatable {
+    /// Bytes per chunk.
     public var chunkSize: Int
+    /// Seconds between chunks, already time-scaled.
     public var interval: TimeInterval
+    /// Makes a pacing of `chunkSize` bytes every `interval` seconds.
     public init(chunkSize: Int, interval: TimeInterval) {
         self.chunkSize = chunkSize
         self.interval = interval
@@ -112,6 +119,8 @@ public struct BodyPacing: Sendable, Equatable {
 
 /// One JSON encoder configuration for every body the mock writes: stable key order.
 public enum JSONCoding {
+    /// Encodes `value` as JSON with sorted keys and unescaped slashes, so equal values give equal
+    /// bytes. Traps on failure, which for the package's own `Encodable` types is a programming error.
     public static func encode<T: Encodable>(_ value: T) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

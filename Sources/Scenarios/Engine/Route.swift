@@ -1,9 +1,14 @@
 /// A named endpoint of an API simulator: a pattern and the handler that answers it.
 public struct Route: Sendable {
+    /// The route's name as the journal and `answeredBy` show it, such as `restaurant.menu`.
     public let name: String
+    /// What a request must match: method, path and any other conditions.
     public let pattern: RequestPattern
+    /// Builds the answer from the request and what the pattern captured (path parameters).
+    /// Called on the transport's thread; it must not block.
     public let handler: @Sendable (MockRequest, MatchResult) -> ResponsePlan
 
+    /// Makes a route called `name` answering requests that match `pattern` with `handler`.
     public init(_ name: String, _ pattern: RequestPattern, handler: @escaping @Sendable (MockRequest, MatchResult) -> ResponsePlan) {
         self.name = name
         self.pattern = pattern
@@ -18,7 +23,9 @@ public struct Route: Sendable {
 /// segment, so a request for a route declared last (an Open Market image) does not try
 /// every route of both APIs first.
 public struct Router: Responder {
+    /// The routes, in the order they are tried.
     public let routes: [Route]
+    /// How many nearest routes an unmatched request's 404 names.
     public let nearestCount: Int
     /// Indices of the routes that can match a path starting with `segment` (its first
     /// segment; empty for `/`), in declaration order, routes with any first segment
@@ -45,6 +52,8 @@ public struct Router: Responder {
         }
     }
 
+    /// Makes a router over `routes`, tried in order; an unmatched request's 404 names the
+    /// `nearestCount` routes nearest to it.
     public init(routes: [Route], nearestCount: Int = 3) {
         self.routes = routes
         self.nearestCount = nearestCount
@@ -59,6 +68,8 @@ public struct Router: Responder {
         self.tried = routes.map(Tried.init)
     }
 
+    /// The first matching route's answer, with `answeredBy` set to its name; a 404 JSON error
+    /// naming the nearest routes when none matches.
     public func respond(to request: MockRequest) -> ResponsePlan {
         var name: String?
         var plan = respond(to: request, answeredBy: &name)

@@ -5,6 +5,7 @@ public struct VariantSelection: Sendable, Equatable {
     /// The variant chosen for each API named, by API name.
     public var chosen: [String: String]
 
+    /// Makes a selection from variant names by API name; an API not named plays its first variant.
     public init(chosen: [String: String] = [:]) {
         self.chosen = chosen
     }
@@ -27,16 +28,20 @@ public struct VariantSelection: Sendable, Equatable {
     }
 }
 
+/// A `--variant` value that names no variant of any API served.
 public struct VariantError: Error, CustomStringConvertible {
+    /// The value as given.
     public let value: String
     /// The names that would have been accepted.
     public let known: [String]
 
+    /// Makes the error for `value`; `known` lists the names that would have been accepted.
     public init(value: String, known: [String] = VariantSelection.names()) {
         self.value = value
         self.known = known
     }
 
+    /// `unknown variant "VALUE"; choose from: …`, listing the accepted names.
     public var description: String {
         "unknown variant \"\(value)\"; choose from: \(known.joined(separator: ", "))"
     }

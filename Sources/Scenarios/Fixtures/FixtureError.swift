@@ -3,33 +3,43 @@ import Foundation
 /// A problem in a fixture or scenario file: which file, where in it (a JSON path like
 /// `$.items[2].price`), and what is wrong.
 public struct FixtureProblem: Sendable, Equatable, CustomStringConvertible {
+    /// The file's path, as it was opened.
     public var file: String
+    /// Where in the file, as a JSON path (`$.items[2].price`); empty for the file as a whole.
     public var jsonPath: String
+    /// What is wrong, and what is expected.
     public var reason: String
 
+    /// Makes a problem in `file` at `jsonPath` (the whole document by default).
     public init(file: String, jsonPath: String = "$", reason: String) {
         self.file = file
         self.jsonPath = jsonPath
         self.reason = reason
     }
 
+    /// `FILE: PATH: REASON`, or `FILE: REASON` without a path.
     public var description: String { jsonPath.isEmpty ? "\(file): \(reason)" : "\(file): \(jsonPath): \(reason)" }
 }
 
 /// Every problem found while loading a set of files.
 public struct FixtureError: Error, Sendable, CustomStringConvertible {
+    /// Every problem, in the order found.
     public var problems: [FixtureProblem]
 
+    /// Makes an error of `problems`.
     public init(_ problems: [FixtureProblem]) { self.problems = problems }
+    /// Makes an error of one problem in `file` at `jsonPath`.
     public init(file: String, jsonPath: String = "$", reason: String) {
         self.problems = [FixtureProblem(file: file, jsonPath: jsonPath, reason: reason)]
     }
 
+    /// One problem per line.
     public var description: String { problems.map(\.description).joined(separator: "\n") }
 }
 
 /// Reads and decodes fixture files, turning decoding errors into file + JSON path + reason.
 public enum FixtureFile {
+    /// The file's bytes; a file that cannot be read is thrown as a problem at `$`.
     public static func read(_ url: URL) throws(FixtureError) -> Data {
         do {
             return try Data(contentsOf: url)
@@ -38,6 +48,7 @@ public enum FixtureFile {
         }
     }
 
+    /// Reads and decodes `url`; a decoding error is thrown with the file, the JSON path and the reason.
     public static func decode<T: Decodable>(_ type: T.Type, from url: URL) throws(FixtureError) -> T {
         try decode(type, from: read(url), file: url.path)
     }

@@ -17,6 +17,7 @@ import Foundation
 /// - this one came within `window` seconds of the earlier one's end;
 /// - the earlier one was not already resent (a stack resends once).
 public enum AutomaticResend {
+    /// The methods a client stack resends by itself (RFC 9110's idempotent methods).
     public static let idempotentMethods: Set<String> = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"]
     /// How soon after the failed attempt ended its resend arrives (it is sent at once).
     public static let window: TimeInterval = 2

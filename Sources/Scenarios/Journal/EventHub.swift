@@ -4,9 +4,11 @@ import Foundation
 /// changes (scenario switched, state reset, fixtures reloaded). Subscribers get each
 /// event as a server-sent-events frame.
 public final class EventHub: Sendable {
+    /// Receives each event as one server-sent-events frame; called on the publisher's thread, so it must not block.
     public typealias Subscriber = @Sendable (Data) -> Void
     private let subscribers = Locked([UUID: Subscriber]())
 
+    /// Makes a hub with no subscriber.
     public init() {}
 
     /// Starts delivering events; keep the token to stop.
@@ -16,10 +18,12 @@ public final class EventHub: Sendable {
         return token
     }
 
+    /// Stops delivering events to the subscriber `token` names; an unknown token is ignored.
     public func unsubscribe(_ token: UUID) {
         subscribers.withLock { _ = $0.removeValue(forKey: token) }
     }
 
+    /// How many subscribers are listening now.
     public var subscriberCount: Int { subscribers.withLock { $0.count } }
 
     /// Sends `data` as event `name` to every subscriber (nothing is built when none listen).
@@ -88,6 +92,7 @@ extension ServeEvent {
 /// ISO 8601 UTC with milliseconds (`2026-11-22T19:10:51.576Z`), computed without a
 /// shared formatter so any thread may call it.
 public enum ISO8601 {
+    /// `date` in UTC with milliseconds, such as `2026-11-22T19:10:51.576Z`.
     public static func format(_ date: Date) -> String {
         let t = CivilTime(date)
         return "\(padded(t.year, 4))-\(padded(t.month, 2))-\(padded(t.day, 2))T\(padded(t.hour, 2)):\(padded(t.minute, 2)):\(padded(t.second, 2)).\(padded(t.millisecond, 3))Z"

@@ -8,6 +8,7 @@ import Foundation
 /// Clearing is not eviction: after `clear()` the journal is complete again for whatever
 /// arrives next.
 public final class Journal: Sendable {
+    /// The most entries kept (at least 1); past it the oldest are evicted.
     public let capacity: Int
     /// Request bodies up to this size are kept whole; larger ones as size and digest.
     public let bodyLimit: Int
@@ -48,6 +49,8 @@ public final class Journal: Sendable {
 
     private let storage = Locked(Storage())
 
+    /// Makes an empty journal with its limits: entries, whole-body size, bytes in all, kept
+    /// response body size (0: none) and records per stream transcript. Traps when `capacity` is not positive.
     public init(capacity: Int = 10_000, bodyLimit: Int = 64 * 1024, byteBudget: Int = 64 * 1024 * 1024, responseBodyLimit: Int = 0,
                 transcriptCapacity: Int = StreamTranscript.defaultCapacity) {
         precondition(capacity > 0, "journal capacity must be positive")
@@ -68,6 +71,8 @@ public final class Journal: Sendable {
         return size
     }
 
+    /// Records one exchange: `request` as the engine saw it, the `plan` it was answered with,
+    /// and how it broke the API's document. Returns the entry, whose `id` the transport completes later.
     @discardableResult
     public func record(_ request: MockRequest, plan: ResponsePlan, violations: [RequestViolation] = []) -> ServeEvent {
         record(request, plan: plan, conformance: .found(violations))
@@ -240,6 +245,7 @@ public final class Journal: Sendable {
         }
     }
 
+    /// The kept entries whose request matches `pattern`, oldest first.
     public func entries(matching pattern: RequestPattern) -> [ServeEvent] {
         entries().filter { pattern.matches($0.request.asRequest) }
     }

@@ -18,15 +18,22 @@ import Foundation
 ///   (a Pact cannot express a reset), the admin API, requests nothing answered, and
 ///   requests whose body the journal did not keep whole.
 public struct PactExport: Sendable {
+    /// The Pact specification version written.
     public enum Specification: String, Sendable, CaseIterable {
+        /// Pact specification V3.
         case v3 = "3.0.0"
+        /// Pact specification V4 (`Synchronous/HTTP` interactions).
         case v4 = "4.0"
     }
 
+    /// The consumer's name in the Pact file (the app under test).
     public var consumer: String
+    /// The provider's name in the Pact file (the API it calls).
     public var provider: String
+    /// The Pact specification version written; V4 by default.
     public var specification: Specification
 
+    /// Makes an export from `consumer` to `provider` in `specification`.
     public init(consumer: String, provider: String, specification: Specification = .v4) {
         self.consumer = consumer
         self.provider = provider

@@ -4,10 +4,15 @@ import Foundation
 public struct ServeEvent: Sendable, Identifiable {
     /// 1-based sequence number, unique in a server's life (also after eviction).
     public let id: UInt64
+    /// When the request arrived, on the engine's clock.
     public let receivedAt: Date
+    /// The request as kept: large bodies as size and digest.
     public let request: RecordedRequest
+    /// The status answered (the plan's; a fault may have kept it off the wire).
     public let status: Int
+    /// The header fields answered.
     public let responseHeaders: HeaderFields
+    /// The size in bytes of the body the plan answered with.
     public let responseBodySize: Int
     /// The route or rule that answered; nil when nothing matched (a 404 from the router)
     /// or the transport rejected the request before the engine saw it.
@@ -47,6 +52,7 @@ public struct ServeEvent: Sendable, Identifiable {
     /// they grow in place.
     var sharedTranscript: SharedTranscript?
 
+    /// Whether a route or rule answered (false for a router 404 and a transport's refusal).
     public var wasMatched: Bool { answeredBy != nil }
 
     /// The server's own words on a failed request: the `reason` (or `message`, `error`)
@@ -75,10 +81,15 @@ extension ServeEvent {
 
 /// A request as kept in the journal. Large or binary bodies are kept as size and digest.
 public struct RecordedRequest: Sendable {
+    /// The method, upper-case.
     public let method: String
+    /// The path without the query.
     public let path: String
+    /// The query items in order, percent-decoded.
     public let query: [(name: String, value: String)]
+    /// The header fields in arrival order.
     public let headers: HeaderFields
+    /// The body, whole or as size and digest (see `RecordedBody`).
     public let body: RecordedBody
     /// `scheme://host[:port]` as the client addressed the server: its `Host` or
     /// `:authority` (as the client wrote it, so any name), or for a proxy's absolute-form
@@ -100,6 +111,7 @@ public struct RecordedRequest: Sendable {
         return request
     }
 
+    /// Keeps `request`, its body whole when it is at most `bodyLimit` bytes.
     public init(_ request: MockRequest, bodyLimit: Int) {
         method = request.method
         path = request.path
@@ -110,7 +122,9 @@ public struct RecordedRequest: Sendable {
     }
 }
 
+/// A request body as the journal keeps it.
 public enum RecordedBody: Sendable, Equatable {
+    /// No body.
     case empty
     /// The body kept whole.
     case bytes(Data)
@@ -130,6 +144,7 @@ public enum RecordedBody: Sendable, Equatable {
         }
     }
 
+    /// The bytes when they were kept, nil for a summary.
     public var data: Data? {
         switch self {
         case .empty: return Data()
@@ -138,6 +153,7 @@ public enum RecordedBody: Sendable, Equatable {
         }
     }
 
+    /// The body's size in bytes, kept or not.
     public var size: Int {
         switch self {
         case .empty: return 0

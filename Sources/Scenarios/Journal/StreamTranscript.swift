@@ -17,6 +17,7 @@ public struct StreamTranscript: Sendable, Equatable {
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// Bytes of an event stream (one event, or several written at once).
         case events
+        /// A WebSocket text, binary, ping or pong frame.
         case text, binary, ping, pong
         /// A close frame (its code and reason in `note`).
         case close
@@ -40,8 +41,11 @@ public struct StreamTranscript: Sendable, Equatable {
         case clientTimedOut
     }
 
+    /// One frame, event or stall, with its time.
     public struct Record: Sendable, Equatable {
+        /// Which way it went.
         public var direction: Direction
+        /// What it is.
         public var kind: Kind
         /// Seconds from the request's arrival.
         public var offset: TimeInterval
@@ -52,6 +56,8 @@ public struct StreamTranscript: Sendable, Equatable {
         /// A close's code and reason, a stall's end, a fault's name.
         public var note: String?
 
+        /// Makes a record at `offset` seconds from the request's arrival; `payload` is cut to
+        /// `payloadLimit` bytes, its whole size kept in `size`.
         public init(_ direction: Direction, _ kind: Kind, offset: TimeInterval, payload: Data = Data(), note: String? = nil) {
             self.direction = direction
             self.kind = kind
@@ -64,6 +70,7 @@ public struct StreamTranscript: Sendable, Equatable {
 
     /// Which kind of stream it is.
     public enum Stream: String, Sendable, Hashable {
+        /// Server-sent events or a WebSocket.
         case eventStream, webSocket
     }
 
@@ -74,10 +81,13 @@ public struct StreamTranscript: Sendable, Equatable {
     /// Bytes a record is charged besides its payload.
     static let recordOverhead = 64
 
+    /// Which kind of stream it is.
     public let stream: Stream
     /// The stream fault the plan carried, if any.
     public let fault: StreamFault?
+    /// The most records kept; later ones are counted in `notKept`.
     public let capacity: Int
+    /// The records kept, in order.
     public private(set) var records: [Record] = []
     /// Records past ``capacity``: counted, not kept.
     public private(set) var notKept = 0
@@ -85,12 +95,16 @@ public struct StreamTranscript: Sendable, Equatable {
     public private(set) var notKeptBytes = 0
     /// Records and payload bytes in all, each way.
     public private(set) var sentCount = 0
+    /// Records received from the client, kept or not.
     public private(set) var receivedCount = 0
+    /// Payload bytes sent to the client, kept or not.
     public private(set) var sentBytes = 0
+    /// Payload bytes received from the client, kept or not.
     public private(set) var receivedBytes = 0
     /// How the stream ended and when (seconds from the request's arrival); nil while open.
     public private(set) var ending: (how: Ending, offset: TimeInterval)?
 
+    /// Makes an empty transcript of `stream`, with the plan's `fault` and a limit of `capacity` records.
     public init(_ stream: Stream, fault: StreamFault? = nil, capacity: Int = StreamTranscript.defaultCapacity) {
         self.stream = stream
         self.fault = fault
@@ -136,6 +150,7 @@ public struct StreamTranscript: Sendable, Equatable {
         ending = (how, offset)
     }
 
+    /// Equal when every kept and counted figure and the ending are equal.
     public static func == (lhs: StreamTranscript, rhs: StreamTranscript) -> Bool {
         lhs.stream == rhs.stream && lhs.fault == rhs.fault && lhs.capacity == rhs.capacity && lhs.records == rhs.records && lhs.notKept == rhs.notKept && lhs.notKeptBytes == rhs.notKeptBytes
             && lhs.sentCount == rhs.sentCount && lhs.receivedCount == rhs.receivedCount && lhs.sentBytes == rhs.sentBytes

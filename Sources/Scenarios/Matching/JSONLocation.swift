@@ -66,5 +66,6 @@ public struct JSONLocation: Sendable, Hashable, CustomStringConvertible {
         return String(decoding: JSONCoding.encode(value), as: UTF8.self)
     }
 
+    /// The location as written (`$.items[0].id` or `/items/0/id`).
     public var description: String { expression }
 }

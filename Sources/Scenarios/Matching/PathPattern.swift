@@ -11,9 +11,11 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
         case anyRest
     }
 
+    /// The template as written, such as `/api/products/{id}`.
     public let template: String
     let segments: [Segment]
 
+    /// Parses `template`: segments split at `/`, `{name}` a parameter, `*` any one segment, a trailing `**` any rest.
     public init(_ template: String) {
         self.template = template
         let parts = PathPattern.split(template)
@@ -27,6 +29,7 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The template as written.
     public var description: String { template }
 
     /// How many segments are literal: where several templates match one path, the most

@@ -3,12 +3,19 @@ import Foundation
 /// What a request must look like for a rule or a route to apply (WireMock's
 /// `RequestPattern`). Every constraint left nil or empty matches anything.
 public struct RequestPattern: Sendable, Hashable, CustomStringConvertible {
+    /// The method, upper-case; nil matches any.
     public var method: String?
+    /// The path template; nil matches any path.
     public var path: PathPattern?
+    /// Query items that must match, by name (case-sensitive); items not named may be anything.
     public var query: [String: StringMatcher]
+    /// Header fields that must match, by name (any case); fields not named may be anything.
     public var headers: [String: StringMatcher]
+    /// What the body must contain; nil matches any body.
     public var body: BodyPattern?
 
+    /// Makes a pattern; `method` is stored upper-case, `path` is parsed as a `PathPattern`.
+    /// Every constraint left nil or empty matches anything.
     public init(
         method: String? = nil,
         path: String? = nil,
@@ -23,10 +30,15 @@ public struct RequestPattern: Sendable, Hashable, CustomStringConvertible {
         self.body = body
     }
 
+    /// `GET` requests whose path matches the template `path`.
     public static func get(_ path: String) -> RequestPattern { RequestPattern(method: "GET", path: path) }
+    /// `POST` requests whose path matches the template `path`.
     public static func post(_ path: String) -> RequestPattern { RequestPattern(method: "POST", path: path) }
+    /// `PATCH` requests whose path matches the template `path`.
     public static func patch(_ path: String) -> RequestPattern { RequestPattern(method: "PATCH", path: path) }
+    /// `DELETE` requests whose path matches the template `path`.
     public static func delete(_ path: String) -> RequestPattern { RequestPattern(method: "DELETE", path: path) }
+    /// Matches every request.
     public static let any = RequestPattern()
 
     /// Matches `request`, returning the path parameters, or nil with no match.
@@ -44,6 +56,7 @@ public struct RequestPattern: Sendable, Hashable, CustomStringConvertible {
         return MatchResult(pathParameters: parameters)
     }
 
+    /// Whether `request` meets every constraint.
     public func matches(_ request: MockRequest) -> Bool { match(request) != nil }
 
     /// How far `request` is from matching, 0 meaning a match; used to name the nearest
@@ -61,6 +74,7 @@ public struct RequestPattern: Sendable, Hashable, CustomStringConvertible {
         return distance
     }
 
+    /// The pattern for people: `METHOD /path`, then its other constraints.
     public var description: String {
         var text = "\(method ?? "ANY") \(path?.template ?? "/**")"
         if !query.isEmpty {
@@ -74,8 +88,11 @@ public struct RequestPattern: Sendable, Hashable, CustomStringConvertible {
 
 /// The result of a successful match.
 public struct MatchResult: Sendable, Equatable {
+    /// The path template's parameters by name, as the path had them.
     public var pathParameters: [String: String]
+    /// Makes a result with `pathParameters`.
     public init(pathParameters: [String: String] = [:]) { self.pathParameters = pathParameters }
+    /// The path parameter called `parameter`, nil when the template has none of that name.
     public subscript(parameter: String) -> String? { pathParameters[parameter] }
 }
 
@@ -94,6 +111,7 @@ public enum BodyPattern: Sendable, Hashable, CustomStringConvertible {
     /// value there when `matcher` is nil: WireMock's `matchesJsonPath`.
     case jsonValue(at: JSONLocation, StringMatcher?)
 
+    /// Whether `body` meets the pattern; a body that is not JSON fails every JSON case.
     public func matches(_ body: Data) -> Bool {
         switch self {
         case .contains(let text):
@@ -115,6 +133,7 @@ public enum BodyPattern: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The pattern for people, such as `contains JSON {"menuIds":[1]}`.
     public var description: String {
         switch self {
         case .json(let v): return "contains JSON \(v)"

@@ -2,9 +2,13 @@ import Foundation
 
 /// How one string (a header, a query item) must look. Each meaning is its own case.
 public enum StringMatcher: Sendable, Hashable {
+    /// Equal to this string, case included.
     case equalTo(String)
+    /// Equal to this string, case ignored.
     case equalToIgnoringCase(String)
+    /// Contains this string.
     case contains(String)
+    /// Starts with this string.
     case hasPrefix(String)
     /// A regular expression that must match the whole value.
     case matches(String)
@@ -13,6 +17,7 @@ public enum StringMatcher: Sendable, Hashable {
     /// The item must not be there.
     case absent
 
+    /// Whether `value` (nil: the item is absent) meets the matcher; only `absent` accepts nil.
     public func matches(_ value: String?) -> Bool {
         switch self {
         case .absent: return value == nil
@@ -34,6 +39,7 @@ public enum StringMatcher: Sendable, Hashable {
         }
     }
 
+    /// The matcher for people, such as `== "application/json"`.
     public var description: String {
         switch self {
         case .equalTo(let s): return "== \"\(s)\""

@@ -5,6 +5,7 @@ import Foundation
 /// `strict` documents the validating answers (`--strict`) instead of the real servers'
 /// leniency. Served at `GET /__admin/openapi/{restaurant|openmarket}?variant=…`.
 public enum OpenAPIDocuments {
+    /// The OpenAPI version the documents declare.
     public static let version = "3.1.0"
 
     // MARK: Building blocks
@@ -117,6 +118,7 @@ public enum OpenAPIDocuments {
 
     // MARK: Open Market
 
+    /// The Open Market document of `variant`; `strict` documents the validating answers (`--strict`).
     public static func openMarket(_ variant: OpenMarketVariant, strict: Bool = false) -> JSONValue {
         let datePattern: String
         switch variant {

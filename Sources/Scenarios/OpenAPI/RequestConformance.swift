@@ -4,16 +4,21 @@ import Foundation
 /// request: `$.query.page_no`, `$.header.identifier`, `$.body.menuIds[0]`,
 /// `$.body.params.price` inside a multipart part) and what is wrong.
 public struct RequestViolation: Sendable, Hashable, CustomStringConvertible {
+    /// Where the problem is, as a JSON path over the request (`$.query.page_no`, `$.body.price`).
     public let path: String
+    /// What is wrong.
     public let reason: String
 
+    /// Makes a violation at `path`.
     public init(path: String, reason: String) {
         self.path = path
         self.reason = reason
     }
 
+    /// `PATH: REASON`.
     public var description: String { "\(path): \(reason)" }
 
+    /// The violation as a JSON object, `{"path": …, "reason": …}`.
     public var json: JSONValue { ["path": .string(path), "reason": .string(reason)] }
 }
 
@@ -88,6 +93,7 @@ public struct RequestConformance: Sendable {
     /// Indices of the templates whose first segment can be anything.
     private let anyFirstSegment: [Int]
 
+    /// Makes a checker over `documents` (OpenAPI 3 documents as JSON); made once, it serves every request.
     public init(documents: [JSONValue]) {
         var paths: [(pattern: PathPattern, operations: [String: Operation])] = []
         for document in documents {

@@ -8,8 +8,10 @@ import Foundation
 /// date-time, date and email). Every problem is named with its JSON path, like the
 /// fixture errors.
 public struct SchemaValidator: Sendable {
+    /// The OpenAPI document whose `#/components/schemas` `$ref`s point into.
     public let document: JSONValue
 
+    /// Makes a validator that resolves `$ref`s in `document`.
     public init(document: JSONValue) { self.document = document }
 
     /// The problems of `value` against `schema`, each `path: what is wrong`; empty when it conforms.
@@ -124,6 +126,7 @@ public struct SchemaValidator: Sendable {
         }
     }
 
+    /// The type names a schema's `type` keyword allows: one for a string, each for an array, none otherwise.
     public static func typeNames(_ type: JSONValue) -> [String] {
         if let name = type.stringValue { return [name] }
         return type.arrayValue?.compactMap(\.stringValue) ?? []

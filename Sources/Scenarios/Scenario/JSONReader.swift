@@ -1,12 +1,16 @@
 /// Walks a JSON document keeping the path, collecting every problem instead of stopping
-/// at the first: validation reports them all with file, JSON path and reason. Public for
-/// readers of other formats built on the same messages (the HAR import in `MockServer`).
-public final class JSONReader {
+/// at the first: validation reports them all with file, JSON path and reason. Open to the
+/// package's readers of other formats built on the same messages (the HAR import in `MockServer`).
+package final class JSONReader {
+    /// The file named in every problem (a path, or a label for a document that has none).
     public let file: String
+    /// Every problem found so far, in the order found.
     public private(set) var problems: [FixtureProblem] = []
 
+    /// Makes a reader whose problems name `file`.
     public init(file: String) { self.file = file }
 
+    /// Records a problem at `path` (a JSON path such as `$.rules[2].request`) and reads on.
     public func problem(_ path: String, _ reason: String) {
         problems.append(FixtureProblem(file: file, jsonPath: path, reason: reason))
     }
@@ -38,6 +42,7 @@ public final class JSONReader {
         return members
     }
 
+    /// The string at `path`; nil, with a problem recorded, when it is not a string, or when it is missing and `required`.
     public func string(_ value: JSONValue?, _ path: String, required: Bool = false) -> String? {
         guard let value else {
             if required { problem(path, "required key is missing") }
@@ -50,6 +55,8 @@ public final class JSONReader {
         return text
     }
 
+    /// The number at `path`; nil, with a problem recorded, when it is not a number, lies outside
+    /// `range`, or is missing and `required`.
     public func number(_ value: JSONValue?, _ path: String, required: Bool = false, range: ClosedRange<Double>? = nil) -> Double? {
         guard let value else {
             if required { problem(path, "required key is missing") }
@@ -66,6 +73,8 @@ public final class JSONReader {
         return number
     }
 
+    /// The whole number at `path`; nil, with a problem recorded, when it has a fraction, lies
+    /// outside `range`, or is missing and `required`.
     public func integer(_ value: JSONValue?, _ path: String, required: Bool = false, range: ClosedRange<Int>? = nil) -> Int? {
         guard let number = number(value, path, required: required) else { return nil }
         guard let integer = JSONValue.number(number).intValue else {
@@ -79,6 +88,7 @@ public final class JSONReader {
         return integer
     }
 
+    /// The array at `path`; nil, with a problem recorded, when it is not an array, or when it is missing and `required`.
     public func array(_ value: JSONValue?, _ path: String, required: Bool = false) -> [JSONValue]? {
         guard let value else {
             if required { problem(path, "required key is missing") }
@@ -101,6 +111,7 @@ public final class JSONReader {
         return picked
     }
 
+    /// `number` as a message shows it: `3` for a whole number, `2.5` otherwise.
     public static func show(_ number: Double) -> String {
         JSONValue.number(number).intValue.map(String.init) ?? String(number)
     }

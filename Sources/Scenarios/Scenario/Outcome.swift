@@ -4,6 +4,7 @@ import Foundation
 /// stream or a WebSocket, optionally changed, delayed, throttled, or replaced by a
 /// transport fault, and a stream broken by a stream fault.
 public struct Outcome: Sendable, Hashable {
+    /// Where the answer's status, headers and body come from.
     public enum Source: Sendable, Hashable {
         /// The API simulator answers (fixtures and state), as with no scenario.
         case simulator
@@ -16,10 +17,15 @@ public struct Outcome: Sendable, Hashable {
         case webSocket(headers: [String: String], WebSocketScript)
     }
 
+    /// Where the answer comes from; `.simulator` leaves it to the API.
     public var source: Source
+    /// A change to the body that keeps the status and headers (nil: none).
     public var transform: BodyTransform?
+    /// The wait before the first byte; nil takes the scenario's default.
     public var latency: Latency?
+    /// How the body is paced; nil takes the scenario's default.
     public var throttle: Throttle?
+    /// A transport fault in place of (or in the middle of) the answer (nil: none).
     public var fault: Fault?
     /// A stub that answers a GET or HEAD `304 Not Modified` when the request's
     /// `If-None-Match`/`If-Modified-Since` match the stub's `ETag`/`Last-Modified`
@@ -28,6 +34,7 @@ public struct Outcome: Sendable, Hashable {
     /// What breaks an event stream or a WebSocket once it started.
     public var streamFault: StreamFault?
 
+    /// Makes an outcome; with no argument, the simulator's answer unchanged.
     public init(_ source: Source = .simulator, transform: BodyTransform? = nil, latency: Latency? = nil,
                 throttle: Throttle? = nil, fault: Fault? = nil, conditional: Bool = false, streamFault: StreamFault? = nil) {
         self.source = source
@@ -47,6 +54,7 @@ public struct Outcome: Sendable, Hashable {
         Outcome(.stub(status: status, headers: headers, body: json.map(StubBody.json) ?? .empty))
     }
 
+    /// The simulator's answer replaced by `fault`.
     public static func fault(_ fault: Fault) -> Outcome { Outcome(fault: fault) }
 
     /// An event stream, `200` with `Content-Type: text/event-stream` unless `headers` say otherwise.
@@ -66,18 +74,21 @@ public struct Outcome: Sendable, Hashable {
         return copy
     }
 
+    /// The same outcome, answered after `latency`.
     public func delayed(_ latency: Latency) -> Outcome {
         var copy = self
         copy.latency = latency
         return copy
     }
 
+    /// The same outcome, its body paced by `throttle`.
     public func throttled(_ throttle: Throttle) -> Outcome {
         var copy = self
         copy.throttle = throttle
         return copy
     }
 
+    /// The same outcome, its body changed by `transform`.
     public func transformed(_ transform: BodyTransform) -> Outcome {
         var copy = self
         copy.transform = transform
@@ -85,10 +96,15 @@ public struct Outcome: Sendable, Hashable {
     }
 }
 
+/// The body of a stub response.
 public enum StubBody: Sendable, Hashable {
+    /// No body.
     case empty
+    /// A JSON body, encoded with sorted keys.
     case json(JSONValue)
+    /// A UTF-8 text body.
     case text(String)
+    /// These bytes as they are.
     case bytes(Data)
     /// Text with `{{…}}` holes filled from each request (`ResponseTemplate`); `json` says
     /// the text is JSON, so filled-in values are escaped for it. The stub's headers are
@@ -138,6 +154,7 @@ public enum BodyTransform: Sendable, Hashable {
     static let pageCountKeys = totalCountKeys + ["offset", "last_page", "lastPage", "total_pages", "totalPages"]
     static let pageLinkKeys = ["has_next", "hasNext", "has_prev", "hasPrev", "has_more", "hasMore", "has_previous", "hasPrevious"]
 
+    /// `body` changed as the case says; a body that is not JSON passes unchanged where the change needs JSON.
     public func apply(_ body: Data) -> Data {
         switch self {
         case .emptyLists:

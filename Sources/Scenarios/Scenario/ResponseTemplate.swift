@@ -106,6 +106,8 @@ public struct ResponseTemplate: Sendable, Hashable {
         /// The WebSocket message a reply answers (nil elsewhere: its holes are empty).
         let message: Data?
 
+        /// Makes the context for `request`: `pathParameters` are the rule's path parameters by name,
+        /// `generator` draws the random holes, and `message` is the WebSocket message a reply answers.
         public init(request: MockRequest, pathParameters: [String: String] = [:], generator: SeededRandom, message: Data? = nil) {
             self.request = request
             self.pathParameters = pathParameters
@@ -371,8 +373,11 @@ public struct ResponseTemplate: Sendable, Hashable {
 
 /// A template hole that cannot be filled, with what it says and why.
 public struct TemplateError: Error, Sendable, CustomStringConvertible {
+    /// The hole as written, such as `{{request.query.page}}`.
     public let hole: String
+    /// Why it cannot be filled.
     public let reason: String
+    /// `HOLE: REASON`.
     public var description: String { "\(hole): \(reason)" }
 }
 

@@ -6,13 +6,18 @@ import Foundation
 /// (the `X-Mock-Session` header), so parallel tests sharing one server do not see each
 /// other's counters and states.
 public final class ScenarioEngine: Sendable {
+    /// The request header naming the session whose scenario, counters and states a request uses.
     public static let sessionHeader = "X-Mock-Session"
+    /// The request header naming a scenario to play for this request alone; an unknown name gets a 400.
     public static let scenarioHeader = "X-Mock-Scenario"
+    /// The session of requests without `X-Mock-Session`.
     public static let defaultSession = "default"
     /// Sessions kept at most; the least recently created is dropped past it.
     public static let maxSessions = 1024
 
+    /// The scenarios that can be selected, by name.
     public var library: ScenarioLibrary { state.withLock { $0.library } }
+    /// Every delay and throttle interval is multiplied by this (1: real time).
     public let timeScale: Double
     let seed: UInt64
 
@@ -33,6 +38,8 @@ public final class ScenarioEngine: Sendable {
     /// seed, started again on `reset()`.
     let templateRandom: Locked<SeededRandom>
 
+    /// Makes the scenario layer over `library`, playing `current` server-wide; `seed` seeds
+    /// every rule's generator, and `timeScale` multiplies every delay.
     public init(library: ScenarioLibrary, current: String, seed: UInt64, timeScale: Double) {
         self.seed = seed
         self.timeScale = timeScale
@@ -40,6 +47,7 @@ public final class ScenarioEngine: Sendable {
         self.templateRandom = Locked(SeededRandom(seed: seed, stream: "templates"))
     }
 
+    /// The name of the server-wide scenario (sessions may play others).
     public var currentScenario: String { state.withLock { $0.current } }
 
     /// Switches the server-wide scenario (or one session's) and starts it afresh.
@@ -104,14 +112,21 @@ public final class ScenarioEngine: Sendable {
     /// Scenario state that survives a restart: the current scenario, each session's
     /// scenario and the counters, machines and generators of every scenario it used.
     public struct Snapshot: Codable, Sendable, Equatable {
+        /// One session's saved state.
         public struct Session: Codable, Sendable, Equatable {
+            /// The scenario the session selected (nil: the server-wide one).
             public var scenario: String?
+            /// Each scenario's counters, machines and generators in this session, by scenario name.
             public var runtimes: [String: ScenarioRuntime.Saved]
         }
+        /// The server-wide scenario's name.
         public var current: String
+        /// Every session's state, by session name.
         public var sessions: [String: Session]
     }
 
+    /// Everything the scenario layer changed: the scenario in effect and every session's
+    /// counters, machines and generators; `restore(_:)` puts it back.
     public func snapshot() -> Snapshot {
         state.withLock { state in
             Snapshot(current: state.current, sessions: state.sessions.mapValues {
@@ -168,10 +183,13 @@ public final class ScenarioEngine: Sendable {
         /// an outcome held inline would be copied at each step.
         let shared: SharedScenario
         let sharedDecision: SharedDecision?
+        /// The scenario played for the request.
         public var scenario: Scenario { shared.scenario }
+        /// The rule's decision, nil when no rule matched (the simulator answers).
         public var decision: ScenarioRuntime.Decision? { sharedDecision?.decision }
         /// Seconds, before time-scaling.
         public let delay: Double
+        /// What the request gets: the rule's outcome, or the simulator's answer when no rule matched.
         public var outcome: Outcome { sharedDecision?.decision.outcome ?? .simulator }
         /// The answer comes from what the scenario layers over (the simulators, or a proxy's
         /// upstream); otherwise `stubPlan` gives it.
@@ -193,7 +211,9 @@ public final class ScenarioEngine: Sendable {
         /// Behind a reference: a plan inline made every `Result` of `decide` as large as a
         /// plan, copied so on every request.
         private let box: PlanBox
+        /// The answer to send instead: a 400 JSON error naming the known scenarios.
         public var plan: ResponsePlan { box.plan }
+        /// Makes a rejection answered with `plan`.
         public init(plan: ResponsePlan) { box = PlanBox(plan) }
 
         private final class PlanBox: Sendable {
@@ -406,9 +426,13 @@ public final class ScenarioEngine: Sendable {
     }
 }
 
+/// A scenario name that is not in the library.
 public struct ScenarioSelectionError: Error, CustomStringConvertible {
+    /// The name asked for.
     public let name: String
+    /// The names in the library, sorted.
     public let known: [String]
+    /// `Unknown scenario "NAME"; known scenarios: …`.
     public var description: String {
         "Unknown scenario \"\(name)\"; known scenarios: \(known.joined(separator: ", "))"
     }
@@ -416,15 +440,20 @@ public struct ScenarioSelectionError: Error, CustomStringConvertible {
 
 /// Scenarios by name.
 public struct ScenarioLibrary: Sendable {
+    /// The scenarios by name, `happy-path` always among them.
     public private(set) var scenarios: [String: Scenario]
 
+    /// Makes a library of the built-in `happy-path` scenario and `scenarios`; a later scenario replaces an earlier one of the same name.
     public init(_ scenarios: [Scenario] = []) {
         self.scenarios = [Scenario.happyPath.name: .happyPath]
         for scenario in scenarios { self.scenarios[scenario.name] = scenario }
     }
 
+    /// The scenario called `name`, nil when there is none.
     public subscript(name: String) -> Scenario? { scenarios[name] }
+    /// Every scenario name, sorted.
     public var names: [String] { scenarios.keys.sorted() }
 
+    /// Adds `scenario`, replacing any of the same name.
     public mutating func add(_ scenario: Scenario) { scenarios[scenario.name] = scenario }
 }

@@ -4,6 +4,7 @@ import Foundation
 /// shipped scenarios) into `Scenario` values — the same values the Swift API builds.
 /// Times in files are milliseconds.
 public enum ScenarioFile {
+    /// Reads and validates one scenario file; every problem is thrown together, with the file and JSON path.
     public static func load(_ url: URL) throws(FixtureError) -> Scenario {
         try parse(FixtureFile.read(url), file: url.path, directory: url.deletingLastPathComponent())
     }

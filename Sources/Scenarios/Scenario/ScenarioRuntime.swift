@@ -5,6 +5,7 @@ public struct ScenarioRuntime: Sendable {
     /// decision carries it on to the answer's `finish`, and a `Scenario` value (names,
     /// rules, defaults) copied at each step would cost more than the decision itself.
     let shared: SharedScenario
+    /// The scenario this runtime plays.
     public var scenario: Scenario { shared.scenario }
     let seed: UInt64
     let session: String
@@ -14,13 +15,18 @@ public struct ScenarioRuntime: Sendable {
 
     /// The mutable part, for snapshots.
     public struct Saved: Codable, Sendable, Equatable {
+        /// How many times each rule answered, by rule index.
         public var hits: [Int: Int]
+        /// Each state machine's state, by machine name.
         public var machines: [String: String]
+        /// Each random stream's generator, by stream name, in its current position.
         public var generators: [String: SeededRandom]
     }
 
+    /// The counters, machine states and generators, to save in a snapshot.
     public var saved: Saved { Saved(hits: hits, machines: machines, generators: generators) }
 
+    /// Makes a runtime that resumes from `saved`.
     public init(scenario: Scenario, seed: UInt64, session: String, saved: Saved) {
         self.init(scenario: scenario, seed: seed, session: session)
         hits = saved.hits
@@ -28,6 +34,8 @@ public struct ScenarioRuntime: Sendable {
         generators = saved.generators
     }
 
+    /// Makes a runtime at the scenario's start: no rule has answered, every machine is `Started`.
+    /// The scenario's own seed, when it has one, replaces `seed`.
     public init(scenario: Scenario, seed: UInt64, session: String) {
         self.shared = SharedScenario(scenario)
         self.seed = scenario.seed ?? seed
@@ -41,10 +49,13 @@ public struct ScenarioRuntime: Sendable {
 
     /// What a rule decided for one request.
     public struct Decision: Sendable, Equatable {
+        /// The index of the rule in the scenario's `rules`.
         public var ruleIndex: Int
+        /// The rule's name.
         public var ruleName: String
         /// 1-based: the Nth time this rule answered.
         public var step: Int
+        /// The outcome the rule gave for this step.
         public var outcome: Outcome
     }
 

@@ -9,6 +9,7 @@ import Foundation
 ///     "tls": {"fault": "handshakeReset", "times": 2}          // the first two connections
 ///     "tls": {"fault": "untrustedCertificate", "probability": 0.5}
 public struct TLSHandshake: Sendable, Hashable {
+    /// How the handshake goes wrong.
     public enum Fault: String, Sendable, CaseIterable, Hashable {
         /// The certificate is signed by a CA no client trusts (generated per start).
         case untrustedCertificate
@@ -22,6 +23,7 @@ public struct TLSHandshake: Sendable, Hashable {
         case slowHandshake
     }
 
+    /// How the handshake goes wrong.
     public var fault: Fault
     /// How long a slow handshake waits before the server answers the ClientHello, seconds.
     public var handshakeDelay: Double
@@ -30,8 +32,11 @@ public struct TLSHandshake: Sendable, Hashable {
     /// Only the first `times` connections after the scenario is selected; nil for all.
     public var times: Int?
 
+    /// Seconds a slow handshake waits by default.
     public static let defaultHandshakeDelay = 10.0
 
+    /// Makes a TLS fault; by default it hits every new connection, and a slow handshake waits
+    /// `defaultHandshakeDelay` seconds.
     public init(fault: Fault, handshakeDelay: Double = TLSHandshake.defaultHandshakeDelay, probability: Double = 1, times: Int? = nil) {
         self.fault = fault
         self.handshakeDelay = handshakeDelay

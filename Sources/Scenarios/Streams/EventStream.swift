@@ -24,7 +24,9 @@ public struct EventStream: Sendable, Hashable {
         }
     }
 
+    /// The events of one round, in order.
     public var events: [ServerSentEvent]
+    /// How often the list is played.
     public var repetition: Repetition
     /// Events without an `id` get their place in the played stream (1, 2, 3, … across
     /// rounds), so a client that reconnects with `Last-Event-ID` resumes after any of them.
@@ -33,6 +35,8 @@ public struct EventStream: Sendable, Hashable {
     /// goes, as most live feeds do; otherwise it ends.
     public var keepOpen: Bool
 
+    /// Makes a stream of `events` played `repetition` times; `autoIDs` numbers events without
+    /// an `id`, and `keepOpen` keeps the response open after the last event.
     public init(_ events: [ServerSentEvent], repetition: Repetition = .once, autoIDs: Bool = false, keepOpen: Bool = false) {
         self.events = events
         self.repetition = repetition
@@ -112,6 +116,7 @@ public struct ServerSentEvent: Sendable, Hashable {
     /// Seconds to wait before this event, after the previous one (or the response head).
     public var delay: TimeInterval
 
+    /// Makes an event; every field is optional, and `delay` is seconds after the previous event.
     public init(event: String? = nil, data: Payload? = nil, id: String? = nil, retry: Int? = nil, comment: String? = nil,
                 delay: TimeInterval = 0) {
         self.event = event

@@ -43,7 +43,9 @@ public struct EventStreamPlayer: Sendable {
         }
     }
 
+    /// The stream played.
     public let stream: EventStream
+    /// The fault that breaks it, if any.
     public let fault: StreamFault?
     /// The index (in the played stream, across rounds) of the first event this player
     /// writes: 0, or the one after the event `Last-Event-ID` named.

@@ -5,14 +5,19 @@ import Foundation
 extension WebSocketConversation {
     /// A timer the caller runs: it calls back with `.timerFired` when it is due.
     public struct Timer: Sendable, Hashable {
+        /// Tells the caller's timers apart: `.timerFired` brings it back.
         public let id: Int
     }
 
     /// A frame to send.
     public enum Frame: Sendable, Equatable {
+        /// A text frame.
         case text(String)
+        /// A binary frame.
         case binary(Data)
+        /// A ping frame with this payload.
         case ping(Data)
+        /// A pong frame with this payload.
         case pong(Data)
 
         /// Whether it is a data frame (counted for faults) rather than a control frame.
@@ -28,10 +33,15 @@ extension WebSocketConversation {
     public enum Event: Sendable, Equatable {
         /// The upgrade is done: the connection is open.
         case opened
+        /// The peer sent a text message.
         case text(String)
+        /// The peer sent a binary message.
         case binary(Data)
+        /// The peer sent a ping.
         case ping(Data)
+        /// The peer sent a pong.
         case pong(Data)
+        /// A timer the conversation scheduled is due.
         case timerFired(Timer)
         /// The peer's close frame, with its code if it had one.
         case peerClosed(code: UInt16?, reason: String)
@@ -41,6 +51,7 @@ extension WebSocketConversation {
 
     /// What the transport does, in order, at once.
     public enum Action: Sendable, Equatable {
+        /// Send this frame.
         case send(Frame)
         /// Call back with `.timerFired(timer)` at `at` seconds on the caller's clock.
         case schedule(Timer, at: TimeInterval)
@@ -59,12 +70,15 @@ extension WebSocketConversation {
         case reset
     }
 
+    /// Where the conversation is: connecting, open, closing, or closed.
     public enum State: Sendable, Equatable {
         /// Waiting for `.opened`.
         case connecting
+        /// Open: messages flow both ways.
         case open
         /// The server sent its close frame and waits for the peer's.
         case closing
+        /// Closed: nothing more is sent or received.
         case closed
     }
 }

@@ -30,8 +30,11 @@ public struct WebSocketConversation: Sendable {
     /// with a close (1013, try again later) rather than more memory.
     public static let maxPending = 1024
 
+    /// The script played.
     public let script: WebSocketScript
+    /// The fault that breaks the conversation, if any.
     public let fault: StreamFault?
+    /// Where the conversation is; it starts `connecting`.
     public private(set) var state: State = .connecting
     /// Data frames sent (text, binary, and a malformed frame in place of one).
     public private(set) var sentDataFrames = 0

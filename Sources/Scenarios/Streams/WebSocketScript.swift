@@ -17,6 +17,7 @@ public struct WebSocketScript: Sendable, Hashable {
     /// The server closes the connection this long after it opened, if set.
     public var close: WebSocketClose?
 
+    /// Makes a script; every part left out is empty: no subprotocol, nothing sent, no close of the server's own.
     public init(subprotocol: String? = nil, onConnect: [WebSocketMessage] = [], onMessage: [WebSocketReply] = [],
                 pushes: [WebSocketPush] = [], close: WebSocketClose? = nil) {
         self.subprotocol = subprotocol
@@ -74,18 +75,23 @@ public struct WebSocketMessage: Sendable, Hashable {
         case template(ResponseTemplate, json: Bool)
     }
 
+    /// What the message carries and in which frame.
     public var payload: Payload
     /// Seconds to wait before sending it, after the previous message of its list (or the
     /// event that started the list).
     public var delay: TimeInterval
 
+    /// Makes a message of `payload`, sent `delay` seconds after the one before.
     public init(_ payload: Payload, delay: TimeInterval = 0) {
         self.payload = payload
         self.delay = delay
     }
 
+    /// A text frame of `text`, sent `delay` seconds after the one before.
     public static func text(_ text: String, delay: TimeInterval = 0) -> WebSocketMessage { WebSocketMessage(.text(text), delay: delay) }
+    /// A text frame of `value` as JSON, sent `delay` seconds after the one before.
     public static func json(_ value: JSONValue, delay: TimeInterval = 0) -> WebSocketMessage { WebSocketMessage(.json(value), delay: delay) }
+    /// A binary frame of `data`, sent `delay` seconds after the one before.
     public static func binary(_ data: Data, delay: TimeInterval = 0) -> WebSocketMessage { WebSocketMessage(.binary(data), delay: delay) }
 
     func scaled(by scale: Double) -> WebSocketMessage {
@@ -100,11 +106,14 @@ public struct WebSocketMessage: Sendable, Hashable {
 public struct WebSocketReply: Sendable, Hashable {
     /// A name for journals and messages.
     public var name: String?
+    /// Which client messages this reply answers.
     public var match: MessagePattern
+    /// What the server sends back, in order.
     public var messages: [WebSocketMessage]
     /// After the messages, the server closes (its delay after the last message).
     public var close: WebSocketClose?
 
+    /// Makes a reply to messages matching `match` (any message by default).
     public init(_ name: String? = nil, match: MessagePattern = MessagePattern(), messages: [WebSocketMessage], close: WebSocketClose? = nil) {
         self.name = name
         self.match = match
@@ -116,13 +125,17 @@ public struct WebSocketReply: Sendable, Hashable {
 /// Messages the server sends every `interval` seconds, `times` times (nil: until the
 /// connection ends), the first `start` seconds after the connection opened plus one interval.
 public struct WebSocketPush: Sendable, Hashable {
+    /// Seconds between sends.
     public var interval: TimeInterval
+    /// How many times it sends; nil until the connection ends.
     public var times: Int?
     /// Seconds after the connection opened that the first interval starts.
     public var start: TimeInterval
     /// Sent together each time (their own delays apart).
     public var messages: [WebSocketMessage]
 
+    /// Makes a push of `messages` every `interval` seconds, `times` times (nil: until the
+    /// connection ends), starting `start` seconds after the connection opened.
     public init(every interval: TimeInterval, times: Int? = nil, start: TimeInterval = 0, messages: [WebSocketMessage]) {
         self.interval = interval
         self.times = times
@@ -134,10 +147,14 @@ public struct WebSocketPush: Sendable, Hashable {
 /// The server closes the WebSocket: a close frame with `code` and `reason` (nil code: a
 /// close frame without one), `delay` seconds after what comes before it.
 public struct WebSocketClose: Sendable, Hashable {
+    /// The close code; nil sends a close frame without one.
     public var code: UInt16?
+    /// The close reason, UTF-8, empty for none.
     public var reason: String
+    /// Seconds after what comes before it.
     public var delay: TimeInterval
 
+    /// Makes a close; by default a normal close (1000) at once, without a reason.
     public init(code: UInt16? = WebSocketCloseCode.normal, reason: String = "", delay: TimeInterval = 0) {
         self.code = code
         self.reason = reason
@@ -152,15 +169,18 @@ public struct WebSocketClose: Sendable, Hashable {
 public struct MessagePattern: Sendable, Hashable, CustomStringConvertible {
     /// A text or a binary message.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// A text message or a binary one.
         case text, binary
     }
 
+    /// Whether the message is text or binary; nil matches both.
     public var kind: Kind?
     /// On the message's text (a binary message read as UTF-8).
     public var text: StringMatcher?
     /// On the message's bytes as a body.
     public var body: BodyPattern?
 
+    /// Makes a pattern; every part left nil matches anything.
     public init(kind: Kind? = nil, text: StringMatcher? = nil, body: BodyPattern? = nil) {
         self.kind = kind
         self.text = text
@@ -178,6 +198,7 @@ public struct MessagePattern: Sendable, Hashable, CustomStringConvertible {
         return true
     }
 
+    /// The pattern for people, such as `text, text == "ping"`; `any message` when empty.
     public var description: String {
         var parts: [String] = []
         if let kind { parts.append(kind.rawValue) }

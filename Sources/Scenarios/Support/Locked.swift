@@ -20,13 +20,16 @@ import Musl
 public final class Locked<Value>: @unchecked Sendable {
     private let storage: LockedStorage<Value>
 
+    /// Makes a lock around `value`.
     public init(_ value: Value) { storage = LockedStorage.make(value) }
 
+    /// Runs `body` with the value while holding the lock; `body` must not block or take this lock again.
     @discardableResult
     public func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
         try storage.withLock(body)
     }
 
+    /// A copy of the value, read under the lock.
     public var current: Value { withLock { $0 } }
 }
 

@@ -4,7 +4,7 @@ import Foundation
 /// without `Calendar` or `DateFormatter` (which are slow to create and not needed for
 /// the fixed formats HTTP and the APIs use). Algorithms: H. Hinnant, "chrono-compatible
 /// low-level date algorithms".
-public struct CivilTime: Equatable, Sendable {
+package struct CivilTime: Equatable, Sendable {
     public var year: Int, month: Int, day: Int
     public var hour: Int, minute: Int, second: Int
     /// 0...999
@@ -12,6 +12,7 @@ public struct CivilTime: Equatable, Sendable {
     /// 0 = Sunday
     public var weekday: Int
 
+    /// The calendar fields of `date` at `offsetSeconds` east of UTC.
     public init(_ date: Date, offsetSeconds: Int = 0) {
         let totalMilliseconds = Int((date.timeIntervalSince1970 * 1000).rounded(.down)) + offsetSeconds * 1000
         let (days, msOfDay) = totalMilliseconds.floorDivided(by: 86_400_000)

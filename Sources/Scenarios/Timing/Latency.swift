@@ -3,6 +3,7 @@ import Foundation
 /// How long to wait before the first byte of a response. Each meaning is its own case;
 /// times are in seconds.
 public enum Latency: Sendable, Hashable {
+    /// Always this many seconds.
     case fixed(TimeInterval)
     /// Uniformly distributed in `min...max`.
     case uniform(min: TimeInterval, max: TimeInterval)

@@ -19,6 +19,8 @@ public final class NetworkConditions: Sendable {
     private let state: Locked<State>
     let seed: UInt64
 
+    /// Makes the conditions with `server` as the profile of every request that names none (nil:
+    /// none); `seed` seeds the loss draws.
     public init(server: NetworkProfile? = nil, seed: UInt64 = 0) {
         self.seed = seed
         state = Locked(State(server: server))

@@ -14,19 +14,24 @@ import Foundation
 ///   least 200 ms (the smallest retransmission timeout). At 100 % loss nothing ever
 ///   arrives: the request hangs until the client gives up, as it does on such a link.
 public struct NetworkProfile: Sendable, Hashable, Codable {
+    /// The profile's name, as presets and `X-Mock-Network` spell it (`3G`).
     public var name: String
     /// Bits per second; nil is unlimited.
     public var downlinkBitsPerSecond: Int?
+    /// Bits per second from the client; nil is unlimited.
     public var uplinkBitsPerSecond: Int?
     /// One-way delays, in seconds.
     public var downlinkDelay: TimeInterval
+    /// One-way delay from the client, in seconds.
     public var uplinkDelay: TimeInterval
     /// Packet loss, 0...1.
     public var downlinkLoss: Double
+    /// Packet loss from the client, 0...1.
     public var uplinkLoss: Double
     /// Added once per connection, before its first request.
     public var dnsDelay: TimeInterval
 
+    /// Makes a profile; with only a name it is a perfect link.
     public init(name: String, downlinkBitsPerSecond: Int? = nil, uplinkBitsPerSecond: Int? = nil,
                 downlinkDelay: TimeInterval = 0, uplinkDelay: TimeInterval = 0,
                 downlinkLoss: Double = 0, uplinkLoss: Double = 0, dnsDelay: TimeInterval = 0) {
@@ -44,22 +49,31 @@ public struct NetworkProfile: Sendable, Hashable, Codable {
     /// published figures (1 Kbps = 1000 bit/s).
     public static let edge = NetworkProfile(name: "Edge", downlinkBitsPerSecond: 240_000, uplinkBitsPerSecond: 200_000,
                                             downlinkDelay: 0.400, uplinkDelay: 0.440)
+    /// Network Link Conditioner's 3G: 780 / 330 kbit/s, 100 ms each way.
     public static let threeG = NetworkProfile(name: "3G", downlinkBitsPerSecond: 780_000, uplinkBitsPerSecond: 330_000,
                                               downlinkDelay: 0.100, uplinkDelay: 0.100)
+    /// Network Link Conditioner's LTE: 50 / 10 Mbit/s, 50 / 65 ms.
     public static let lte = NetworkProfile(name: "LTE", downlinkBitsPerSecond: 50_000_000, uplinkBitsPerSecond: 10_000_000,
                                            downlinkDelay: 0.050, uplinkDelay: 0.065)
+    /// Network Link Conditioner's DSL: 2 Mbit/s / 256 kbit/s, 5 ms each way.
     public static let dsl = NetworkProfile(name: "DSL", downlinkBitsPerSecond: 2_000_000, uplinkBitsPerSecond: 256_000,
                                            downlinkDelay: 0.005, uplinkDelay: 0.005)
+    /// Network Link Conditioner's WiFi: 40 / 33 Mbit/s, 1 ms each way.
     public static let wifi = NetworkProfile(name: "WiFi", downlinkBitsPerSecond: 40_000_000, uplinkBitsPerSecond: 33_000_000,
                                             downlinkDelay: 0.001, uplinkDelay: 0.001)
+    /// Network Link Conditioner's WiFi 802.11ac: 250 / 100 Mbit/s, 2 / 1 ms.
     public static let wifi80211ac = NetworkProfile(name: "WiFi 802.11ac", downlinkBitsPerSecond: 250_000_000,
                                                    uplinkBitsPerSecond: 100_000_000, downlinkDelay: 0.002, uplinkDelay: 0.001)
+    /// Network Link Conditioner's Very Bad Network: 1 Mbit/s, 500 ms and 10 % loss each way.
     public static let veryBadNetwork = NetworkProfile(name: "Very Bad Network", downlinkBitsPerSecond: 1_000_000,
                                                       uplinkBitsPerSecond: 1_000_000, downlinkDelay: 0.500, uplinkDelay: 0.500,
                                                       downlinkLoss: 0.10, uplinkLoss: 0.10)
+    /// Network Link Conditioner's High Latency DNS: a perfect link with 3 s of DNS delay.
     public static let highLatencyDNS = NetworkProfile(name: "High Latency DNS", dnsDelay: 3.0)
+    /// Network Link Conditioner's 100% Loss: nothing arrives, and the request hangs until the client gives up.
     public static let totalLoss = NetworkProfile(name: "100% Loss", downlinkLoss: 1, uplinkLoss: 1)
 
+    /// Every preset above.
     public static let presets: [NetworkProfile] = [.edge, .threeG, .lte, .dsl, .wifi, .wifi80211ac, .veryBadNetwork, .highLatencyDNS, .totalLoss]
 
     /// A preset by name, ignoring case, spaces and punctuation: "3G", "very-bad-network",
@@ -214,10 +228,14 @@ extension NetworkProfile {
     }
 }
 
+/// A network profile that cannot be used: an unknown preset name, or a custom profile that is not valid.
 public enum NetworkProfileError: Error, Equatable, CustomStringConvertible {
+    /// No preset has this name.
     case unknown(String)
+    /// A custom profile that cannot be used, for the reason given.
     case invalid(String)
 
+    /// A message naming the known presets, or what is invalid.
     public var description: String {
         switch self {
         case .unknown(let name):

@@ -5,6 +5,7 @@ import Foundation
 public struct SeededRandom: RandomNumberGenerator, Sendable, Codable, Equatable {
     private var state: UInt64
 
+    /// Makes a generator whose sequence is fixed by `seed`.
     public init(seed: UInt64) { state = seed }
 
     /// A generator for one stream (a route, a rule) derived from a seed, so each stream's
@@ -13,6 +14,7 @@ public struct SeededRandom: RandomNumberGenerator, Sendable, Codable, Equatable 
         self.init(seed: seed ^ StableHash.fnv1a64(stream))
     }
 
+    /// The next value of the sequence (SplitMix64).
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
@@ -31,11 +33,13 @@ public struct SeededRandom: RandomNumberGenerator, Sendable, Codable, Equatable 
 }
 
 /// Hashes that are the same in every process (Swift's `Hasher` is seeded per process).
-public enum StableHash {
+package enum StableHash {
+    /// The 64-bit FNV-1a hash of `text`'s UTF-8.
     public static func fnv1a64<S: StringProtocol>(_ text: S) -> UInt64 {
         fnv1a64(bytes: text.utf8)
     }
 
+    /// The 64-bit FNV-1a hash of `bytes`.
     public static func fnv1a64<C: Sequence>(bytes: C) -> UInt64 where C.Element == UInt8 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes {
@@ -51,6 +55,7 @@ public enum StableHash {
         data.withUnsafeBytes { raw in fnv1a64(bytes: raw) }
     }
 
+    /// `value` as 16 lower-case hex digits, zero-padded.
     public static func hex(_ value: UInt64) -> String {
         let digits = String(value, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits

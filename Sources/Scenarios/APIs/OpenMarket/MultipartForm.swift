@@ -7,15 +7,23 @@ import Foundation
 /// (an index past a 128-entry table; `Fuzz/run.sh` finds it). Strict where iOS clients
 /// are: CRLF line ends, headers up to a blank line, a closing delimiter.
 public struct MultipartForm: Sendable {
+    /// One part of the form, its headers read and its body as sent.
     public struct Part: Sendable {
+        /// The `name` parameter of the part's `Content-Disposition`, nil when absent.
         public var name: String?
+        /// The `filename` parameter of the part's `Content-Disposition`, nil when absent.
         public var filename: String?
+        /// The part's `Content-Type`, nil when absent.
         public var contentType: String?
+        /// The part's bytes, without the CRLF before the next delimiter.
         public var body: Data
     }
 
+    /// The parts in body order.
     public var parts: [Part]
 
+    /// Why a body is not a form: not `multipart/form-data`, no usable `boundary` parameter,
+    /// or a body that breaks the format (the reason says where).
     public enum Failure: Error { case notMultipart, noBoundary, malformed(String) }
 
     /// At most this many parts (Open Market takes a `params` part and five images).

@@ -4,20 +4,26 @@ import Foundation
 /// fixtures folder. Its apps call the training server by name, so it answers to the
 /// server's hosts, present and past.
 public struct OpenMarketAPI: MockAPI {
+    /// The Open Market API; its fixtures are read from `openmarket/`.
     public init() {}
 
+    /// `openmarket`: the fixtures folder and the prefix of its variants' names.
     public var name: String { "openmarket" }
+    /// Every `OpenMarketVariant`, January 2022 first (the default).
     public var variants: [String] { OpenMarketVariant.allCases.map(\.rawValue) }
+    /// The training server's hosts, present and past.
     public var hosts: [String] { ["market-training.yagom-academy.kr", "openmarket.yagom-academy.kr"] }
     /// The key snapshot files have always used.
     public var snapshotKey: String { "openMarket" }
 
+    /// Reads `openmarket/` under `directory`; nil when there is no such folder.
     public func loadFixtures(from directory: URL) throws(FixtureError) -> OpenMarketFixtures? {
         let folder = directory.appendingPathComponent(name)
         guard FileManager.default.fileExists(atPath: folder.path) else { return nil }
         return try OpenMarketFixtures.load(from: folder)
     }
 
+    /// A simulator for `context.variant` (January 2022 when the name is unknown), with state of its own.
     public func serve(_ fixtures: OpenMarketFixtures, _ context: APIContext) -> OpenMarketSimulator {
         OpenMarketSimulator(fixtures: fixtures, variant: OpenMarketVariant(rawValue: context.variant) ?? .jan2022, seed: context.seed,
                             timeSource: context.timeSource, imageCacheControl: context.imageCacheControl, strict: context.strict,
@@ -26,6 +32,7 @@ public struct OpenMarketAPI: MockAPI {
 }
 
 extension OpenMarketSimulator: ServedAPI {
+    /// The Open Market document of the variant played, strict or not.
     public var openAPI: OpenAPISource? {
         OpenAPISource { variant, strict in OpenAPIDocuments.openMarket(OpenMarketVariant(rawValue: variant) ?? .jan2022, strict: strict) }
     }

@@ -3,14 +3,19 @@ import Foundation
 /// The Open Market fixture set under `Fixtures/openmarket/`: `vendors.json`,
 /// `products.json`, and images in `images/origin/` and `images/thumb/`.
 public struct OpenMarketFixtures: Sendable {
+    /// A vendor as `vendors.json` holds it: the account that owns products.
     public struct Vendor: Codable, Sendable, Equatable {
+        /// The vendor's id, which products name in `vendor_id`.
         public var id: Int
+        /// The vendor's display name.
         public var name: String
         /// The `identifier` header value that authenticates this vendor.
         public var identifier: String
         /// The vendor's password: the `secret` in create, update and secret lookup.
         public var password: String
+        /// `created_at`, as the server writes dates (`2021-12-20T00:00:00.00`).
         public var createdAt: String
+        /// `issued_at`, as the server writes dates.
         public var issuedAt: String
 
         enum CodingKeys: String, CodingKey {
@@ -20,25 +25,39 @@ public struct OpenMarketFixtures: Sendable {
         }
     }
 
+    /// An image of a fixture product.
     public struct ProductImage: Codable, Sendable, Equatable {
+        /// The image id the API shows.
         public var id: Int
         /// A file name present in both `images/origin/` and `images/thumb/`.
         public var file: String
     }
 
+    /// A product as `products.json` holds it: its starting state.
     public struct Product: Codable, Sendable, Equatable {
+        /// The product id, unique in the file.
         public var id: Int
+        /// The id of the vendor that owns it (`vendor_id`).
         public var vendorID: Int
+        /// The product name.
         public var name: String
+        /// The product description.
         public var description: String
+        /// `KRW` or `USD` (see `currencies`).
         public var currency: String
+        /// The list price, in the currency's units.
         public var price: Double
+        /// The discount taken off `price` (`discounted_price`).
         public var discountedPrice: Double
+        /// Units in stock.
         public var stock: Int
         /// The product secret (needed to delete it).
         public var secret: String
+        /// `created_at`, as the server writes dates.
         public var createdAt: String
+        /// `issued_at`, as the server writes dates.
         public var issuedAt: String
+        /// The product's images; the first is the thumbnail.
         public var images: [ProductImage]
 
         enum CodingKeys: String, CodingKey {
@@ -50,13 +69,18 @@ public struct OpenMarketFixtures: Sendable {
         }
     }
 
+    /// The vendors, in file order.
     public var vendors: [Vendor]
+    /// The products, in file order.
     public var products: [Product]
     /// Loaded image files, keyed `origin/<file>` and `thumb/<file>`.
     public var images: [String: StaticAsset]
 
+    /// The currencies the server accepts.
     public static let currencies: Set<String> = ["KRW", "USD"]
 
+    /// Reads `vendors.json`, `products.json` and the images in `directory`; every problem is
+    /// thrown together, with the file and JSON path.
     public static func load(from directory: URL) throws(FixtureError) -> OpenMarketFixtures {
         let vendorsURL = directory.appendingPathComponent("vendors.json")
         let productsURL = directory.appendingPathComponent("products.json")

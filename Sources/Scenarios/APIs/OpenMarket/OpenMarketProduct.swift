@@ -2,31 +2,48 @@ import Foundation
 
 /// A product as the simulator keeps it: mutable state, owned by one engine.
 public struct OpenMarketProduct: Sendable, Equatable, Codable {
+    /// A product image as the simulator keeps it.
     public struct Image: Sendable, Equatable, Codable {
+        /// The image id the API shows.
         public var id: Int
         /// Key of the origin file (`origin/<file>`); the thumbnail is `thumb/<file>`.
         public var file: String
+        /// When the image was added.
         public var issuedAt: Date
     }
 
+    /// The product id.
     public var id: Int
+    /// The id of the vendor that owns it.
     public var vendorID: Int
+    /// The product name.
     public var name: String
+    /// The product description.
     public var description: String
+    /// `KRW` or `USD`.
     public var currency: String
+    /// The list price, in the currency's units.
     public var price: Double
+    /// The discount taken off `price`.
     public var discountedPrice: Double
+    /// Units in stock.
     public var stock: Int
+    /// The product secret, needed to delete it.
     public var secret: String
+    /// When the product was created.
     public var createdAt: Date
+    /// When the product was last changed.
     public var issuedAt: Date
+    /// The product's images, in upload order.
     public var images: [Image]
+    /// The id of the image shown as the thumbnail (the first image when no image has it).
     public var thumbnailImageID: Int
     /// The late-2022 delete URI token, handed out by `/archived`.
     public var deleteToken: String
 
     /// In cents, as the server keeps money: 49.99 − 4.5 is 45.49, not 45.490000000000002.
     public var bargainPrice: Double { ((price - discountedPrice) * 100).rounded() / 100 }
+    /// The image with `thumbnailImageID`, else the first image; nil when there are none.
     public var thumbnailImage: Image? { images.first { $0.id == thumbnailImageID } ?? images.first }
 }
 

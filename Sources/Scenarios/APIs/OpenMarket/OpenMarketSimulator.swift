@@ -3,7 +3,9 @@ import Foundation
 /// The Open Market API (the January 2022 training server and its variants), stateful:
 /// creates show up on page 1, deletes make details 404. State lives in this instance.
 public struct OpenMarketSimulator: Sendable {
+    /// The version of the server played.
     public let variant: OpenMarketVariant
+    /// `Cache-Control` sent with product images.
     public let imageCacheControl: String
     /// Today's validating answers instead of the training server's 5xx for a bad page number.
     public let strict: Bool
@@ -14,10 +16,15 @@ public struct OpenMarketSimulator: Sendable {
 
     /// Limits the training server's clients validate against.
     public static let maxImages = 5
+    /// The largest image a client may upload, in bytes (300 KiB); larger ones get a 413.
     public static let maxImageBytes = 300 * 1024
+    /// The largest `items_per_page` accepted.
     public static let maxItemsPerPage = 1000
+    /// The largest `page_no` accepted.
     public static let maxPageNumber = 1_000_000
 
+    /// Makes a simulator with state of its own, starting from `fixtures`; `seed` draws its secrets and
+    /// tokens, `timeSource` dates its writes.
     public init(fixtures: OpenMarketFixtures, variant: OpenMarketVariant = .jan2022, seed: UInt64 = 0,
                 timeSource: any TimeSource = SystemTimeSource(), imageCacheControl: String = "public, max-age=3600",
                 strict: Bool = false) {
@@ -37,8 +44,10 @@ public struct OpenMarketSimulator: Sendable {
         self.fixtureImages = fixtures.images
     }
 
+    /// How many products the store holds now.
     public var productCount: Int { store.count }
 
+    /// The API's endpoints, in the order they are tried.
     public var routes: [Route] {
         var routes = [
             Route("openmarket.health", .get("/healthChecker")) { _, _ in .json(200, Data("\"OK\"".utf8)) },

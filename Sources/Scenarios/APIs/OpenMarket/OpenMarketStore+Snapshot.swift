@@ -3,15 +3,23 @@ import Foundation
 /// The Open Market state as a value that survives a restart: products in order, counters,
 /// the generator, and the images clients uploaded (fixture images come from the fixtures).
 public struct OpenMarketSnapshot: Codable, Sendable, Equatable {
+    /// An image a client uploaded.
     public struct Upload: Codable, Sendable, Equatable {
+        /// The file's bytes.
         public var data: Data
+        /// The `Content-Type` it is served with.
         public var contentType: String
+        /// Its `Last-Modified`.
         public var lastModified: Date
     }
 
+    /// Every product, in list order.
     public var products: [OpenMarketProduct]
+    /// The id the next created product gets.
     public var nextProductID: Int
+    /// The id the next uploaded image gets.
     public var nextImageID: Int
+    /// The store's generator, where it stands.
     public var random: SeededRandom
     /// Uploaded images by key (`origin/u138-1.png`).
     public var uploads: [String: Upload]
@@ -49,6 +57,8 @@ extension OpenMarketStore {
 }
 
 extension OpenMarketSimulator {
+    /// The store's products, counters, generator and uploads; fixture images are not copied.
     public func snapshot() -> OpenMarketSnapshot { store.snapshot(fixtureImages: Set(fixtureImages.keys)) }
+    /// Puts back what `snapshot()` saved.
     public func restore(_ snapshot: OpenMarketSnapshot) { store.restore(snapshot, fixtureImages: fixtureImages) }
 }

@@ -53,13 +53,17 @@ public enum OpenMarketVariant: String, Sendable, CaseIterable {
     /// List items carry `description` and `vendorName` (late 2022) besides the January keys.
     public var listItemsCarryDescription: Bool { self == .late2022 }
 
+    /// The JSON keys of a product page, which changed case with the late-2022 server.
     public struct PageKeys: Sendable, Equatable {
         public let pageNo, itemsPerPage, totalCount, offset, limit, lastPage, hasNext, hasPrev, pages: String
 
+        /// The January 2022 keys: `page_no`, `items_per_page`, `total_count`, ….
         public static let snakeCase = PageKeys(pageNo: "page_no", itemsPerPage: "items_per_page", totalCount: "total_count", offset: "offset",
                                                limit: "limit", lastPage: "last_page", hasNext: "has_next", hasPrev: "has_prev", pages: "pages")
+        /// The late-2022 keys: `pageNo`, `itemsPerPage`, `totalCount`, ….
         public static let camelCase = PageKeys(pageNo: "pageNo", itemsPerPage: "itemsPerPage", totalCount: "totalCount", offset: "offset",
                                                limit: "limit", lastPage: "lastPage", hasNext: "hasNext", hasPrev: "hasPrev", pages: "pages")
+        /// Every key, in the order the server wrote them.
         public var all: [String] { [pageNo, itemsPerPage, totalCount, offset, limit, lastPage, hasNext, hasPrev, pages] }
     }
 

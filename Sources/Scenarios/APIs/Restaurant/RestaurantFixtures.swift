@@ -8,16 +8,25 @@ import Darwin
 /// The Restaurant fixture set, as users edit it under `Fixtures/restaurant/`:
 /// `categories.json`, `menu.json` and `images/`.
 public struct RestaurantFixtures: Sendable {
+    /// A menu category as `categories.json` holds it.
     public struct Category: Codable, Sendable, Equatable {
+        /// The category id.
         public var id: Int
+        /// The category name, which menu items name in `category`.
         public var name: String
     }
 
+    /// A menu item as `menu.json` holds it.
     public struct MenuItem: Codable, Sendable, Equatable {
+        /// The item id, which orders name in `menuIds`.
         public var id: Int
+        /// The item name.
         public var name: String
+        /// The item description.
         public var description: String
+        /// The price, as the server sends it (`9.0`).
         public var price: Double
+        /// The name of the item's category.
         public var category: String
         /// Minutes; the order rule of each variant is built on it.
         public var estimatedPrepTime: Int
@@ -30,11 +39,14 @@ public struct RestaurantFixtures: Sendable {
         }
     }
 
+    /// The categories, in file order.
     public var categories: [Category]
+    /// The menu items, in file order.
     public var items: [MenuItem]
     /// Image bytes by file name, read once at load.
     public var images: [String: StaticAsset]
 
+    /// Makes a fixture set from values already read.
     public init(categories: [Category], items: [MenuItem], images: [String: StaticAsset]) {
         self.categories = categories
         self.items = items

@@ -3,14 +3,18 @@ import Foundation
 /// The Restaurant API (Apple curriculum's OrderApp server) served from fixtures.
 /// Bodies are encoded once at start; only the base URL is filled in per request.
 public struct RestaurantSimulator: Sendable {
+    /// The fixtures served.
     public let fixtures: RestaurantFixtures
+    /// The version of the server played.
     public let variant: RestaurantVariant
+    /// `Cache-Control` sent with menu images.
     public let imageCacheControl: String
     /// Today's validating answers instead of the variant's own leniency.
     public let strict: Bool
 
     let bodies: Bodies
 
+    /// Makes a simulator over `fixtures`; its bodies are encoded here, once.
     public init(fixtures: RestaurantFixtures, variant: RestaurantVariant = .original,
                 imageCacheControl: String = "public, max-age=3600", strict: Bool = false) {
         self.init(fixtures: fixtures, variant: variant, imageCacheControl: imageCacheControl, strict: strict, context: nil)
@@ -56,6 +60,7 @@ public struct RestaurantSimulator: Sendable {
         }
     }
 
+    /// The API's endpoints, in the order they are tried.
     public var routes: [Route] {
         [
             Route("restaurant.categories", .get("/categories")) { _, _ in .json(200, bodies.categories) },
