@@ -23,7 +23,7 @@ public struct AdminAPI: ControlPlane, Responder {
         self.adminToken = adminToken
         router = Router(routes: [Dashboard.route] + Self.infoRoutes(engine, transport, proxy) + Self.scenarioRoutes(engine) + Self.networkRoutes(engine)
                         + Self.journalRoutes(engine) + Self.verifyRoutes(engine) + Self.stateRoutes(engine) + Self.pactRoutes(engine)
-                        + Self.openAPIRoutes(engine) + [Self.overviewRoute(engine)]
+                        + Self.openAPIRoutes(engine) + Self.socketRoutes(engine) + [Self.overviewRoute(engine)]
                         + Self.caRoutes(certificateAuthority) + Self.proxyRoutes(engine, proxy))
     }
 
