@@ -46,7 +46,7 @@ extension HTTPConnectionHandler {
         }
         var buffer = context.channel.allocator.buffer(capacity: ResponseHead.capacity(for: plan.headers) + 96)
         ResponseHead.writeStatusLine(status: 101, http10: false, into: &buffer)
-        ResponseHead.writeFields(HeaderFields(plan.headers.filter { !Self.ownFields.contains($0.name.lowercased()) }), into: &buffer)
+        ResponseHead.writeFields(HeaderFields(fields: plan.headers.filter { !Self.ownFields.contains($0.name.lowercased()) }), into: &buffer)
         buffer.writeString("Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n")
         context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
         // The WebSocket's handler owns the exchange from here: it ends when the socket closes.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOCore
+import NIOFoundationCompat
 import NIOWebSocket
 import Scenarios
 
@@ -28,7 +29,8 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let sockets: LiveSockets
     private let socket: LiveSockets.Socket
     private var inbound: WebSocketInbound
-    /// Bytes written and not yet taken by the socket, past which the client is dropped.
+    /// Bytes written and not yet taken by the socket past which the client is dropped
+    /// (one frame of any size still goes out on an empty queue).
     let maxQueuedBytes: Int
     private let logger: Logger
 
@@ -55,7 +57,7 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.sockets = sockets
         self.socket = socket
         inbound = WebSocketInbound(maxMessageSize: maxMessageSize)
-        maxQueuedBytes = max(16 * writeBufferHigh, maxMessageSize + writeBufferHigh)
+        maxQueuedBytes = 16 * writeBufferHigh
         self.logger = logger
     }
 
@@ -242,7 +244,7 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func write(_ frame: WebSocketFrame) {
         guard let context, !ended else { return }
         let size = frame.length
-        guard queuedBytes + size <= maxQueuedBytes else {
+        guard queuedBytes == 0 || queuedBytes + size <= maxQueuedBytes else {
             // The client stopped reading: dropped, rather than buffered without end.
             logger.debug("a WebSocket client stopped reading; dropped", metadata: ["socket": "\(socket.id)"])
             connectionGone(.closedWithoutEnd)

@@ -170,6 +170,9 @@ public final class LiveSockets: Sendable {
         state.withLock { $0.open.values.map(\.socket) }.sorted { $0.id < $1.id }
     }
 
+    /// Callers waiting for a socket or a message.
+    var waiting: Int { state.withLock { $0.waiters.count } }
+
     /// Open socket `id`, if it is.
     public func socket(_ id: UInt64) -> Socket? {
         state.withLock { $0.open[id]?.socket }
