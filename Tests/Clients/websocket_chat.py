@@ -33,7 +33,7 @@ async def main(url, cafile):
         # Pushed by the test once the server has the bytes (it may come before the pong).
         seen["pushed"] = await asyncio.wait_for(socket.recv(), 20)
         await socket.close(code=1000, reason="done")
-        seen["closeCode"] = socket.close_rcvd.code if socket.close_rcvd else None
+        seen["closeCode"] = socket.close_code
     print(json.dumps(seen), flush=True)
 
 

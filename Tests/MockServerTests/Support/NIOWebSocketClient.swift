@@ -47,8 +47,10 @@ struct NIOWebSocketClient {
                         let configuration = NIOTypedHTTPClientUpgradeConfiguration<Bool>(
                             upgradeRequestHead: HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: headers),
                             upgraders: [upgrader], notUpgradingCompletionHandler: { $0.eventLoop.makeSucceededFuture(false) })
-                        let result = try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
-                            configuration: NIOUpgradableHTTPClientPipelineConfiguration(upgradeConfiguration: configuration))
+                        var pipeline = NIOUpgradableHTTPClientPipelineConfiguration(upgradeConfiguration: configuration)
+                        // Frames the server sends right behind its 101 may arrive in the same read.
+                        pipeline.leftOverBytesStrategy = .forwardBytes
+                        let result = try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(configuration: pipeline)
                         result.cascade(to: promise)
                     }
                     switch route {
@@ -72,9 +74,19 @@ struct NIOWebSocketClient {
         init(_ description: String) { self.description = description }
     }
 
-    /// The next frame the server sent, or nil once the connection closed.
-    func next() async throws -> WebSocketFrame? {
-        try await iterator.next()
+    /// The next frame the server sent, or nil once the connection closed; throws when none
+    /// comes within `timeout` seconds (a margin no loaded machine needs: a hang fails, not waits).
+    func next(timeout: TimeInterval = 20) async throws -> WebSocketFrame? {
+        let iterator = iterator
+        return try await withThrowingTaskGroup(of: WebSocketFrame?.self) { group in
+            group.addTask { try await iterator.next() }
+            group.addTask {
+                try await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
+                throw Failure("no frame came within \(timeout) s")
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
     }
 
     /// The next text message, skipping nothing: a frame of another kind fails.
