@@ -13,7 +13,7 @@ extension TestMockServer {
     ///     try await task.send(.string("hi"))
     ///     #expect(try await MockServer.current.sockets.nextMessage(from: socket.id) == .text("hi"))
     ///
-    /// Waits take a timeout (5 s unless given) and throw ``LiveSocketError`` when it passes.
+    /// Waits take a timeout (5 s unless given) and throw `LiveSocketError` when it passes.
     public var sockets: LiveSockets { engine.sockets }
 
     /// The `ws://` URL of `path` on this server (`wss://` when it serves HTTPS).

@@ -5,7 +5,7 @@ import NIOWebSocket
 import Scenarios
 
 /// The upgrade to a WebSocket (RFC 6455 §4.2.2) on an HTTP/1.1 connection, when the
-/// engine's plan accepts one (101 with ``ResponsePlan/webSocket``): the 101 with its
+/// engine's plan accepts one (101 with `ResponsePlan.webSocket`): the 101 with its
 /// `Sec-WebSocket-Accept`, then the connection's HTTP handlers leave and a
 /// `WebSocketHandler` takes the connection over, as the forward proxy's tunnel does. The
 /// engine has checked the handshake already (a malformed one got its 400 or 426 there);

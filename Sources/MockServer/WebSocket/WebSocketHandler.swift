@@ -71,7 +71,7 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// The upgrade is done: the socket is listed and the conversation opens. A server with
-    /// ``LiveSockets/capacity`` sockets open closes this one at once with 1013 (try again later).
+    /// `LiveSockets.capacity` sockets open closes this one at once with 1013 (try again later).
     func open() {
         guard let context else { return }
         openedAt = context.eventLoop.now

@@ -2,18 +2,19 @@ import Foundation
 
 /// The WebSockets open on an engine's server, by id: what the admin API lists, sends into
 /// and closes, and what a test pushes into and reads from (`TestMockServer.sockets`).
-/// The transport that holds each socket registers it with a ``LiveSocketConnection`` (its
+/// The transport that holds each socket registers it with a ``LiveSockets/Connection`` (its
 /// way to send and close, on its own event loop) and reports every message the client
 /// sends; waiting callers get them in order.
 ///
 /// Bounded: at most ``capacity`` sockets at once (a transport closes a socket it cannot
 /// register with 1013, try again later), and per socket the first ``messageCapacity``
 /// client messages not yet taken by ``nextMessage(from:timeout:)`` (later ones are counted
-/// in ``Socket/messagesNotKept``); the journal keeps every frame's record either way.
+/// in ``LiveSockets/Socket/messagesNotKept``); the journal keeps every frame's record either way.
 public final class LiveSockets: Sendable {
     /// What the transport that holds a socket does when asked. Each call returns at once;
     /// the frame goes out on the socket's event loop, unless the socket is closing by then.
     public protocol Connection: Sendable {
+        /// A text or binary frame with `message`, unless the socket is closing.
         func send(_ message: Message)
         /// A close frame with `code` (none when nil) and `reason`; the transport then waits
         /// for the client's close, as when its script closes.
@@ -22,7 +23,9 @@ public final class LiveSockets: Sendable {
 
     /// A data message, either way.
     public enum Message: Sendable, Hashable, CustomStringConvertible {
+        /// A text message.
         case text(String)
+        /// A binary message.
         case binary(Data)
 
         /// Its text (a binary message's bytes read as UTF-8).
@@ -33,6 +36,7 @@ public final class LiveSockets: Sendable {
             }
         }
 
+        /// The kind and the start of the text, or the size of the bytes.
         public var description: String {
             switch self {
             case .text(let text): return "text \"\(text.prefix(200))\""
@@ -50,10 +54,12 @@ public final class LiveSockets: Sendable {
         public let uri: String
         /// The subprotocol agreed, if any.
         public let subprotocol: String?
+        /// When the upgrade was done, on the engine's clock.
         public let openedAt: Date
         /// Client messages received past ``LiveSockets/messageCapacity`` while none was taken.
         public internal(set) var messagesNotKept = 0
 
+        /// A socket as its transport registers it.
         public init(id: UInt64, uri: String, subprotocol: String? = nil, openedAt: Date) {
             self.id = id
             self.uri = uri
@@ -64,6 +70,7 @@ public final class LiveSockets: Sendable {
         /// Its path, without the query.
         public var path: String { String(uri.prefix { $0 != "?" }) }
 
+        /// The socket as `GET /__admin/sockets` lists it.
         public var json: JSONValue {
             var object: [String: JSONValue] = [
                 "id": .number(Double(id)), "uri": .string(uri), "path": .string(path),
@@ -80,6 +87,7 @@ public final class LiveSockets: Sendable {
     /// Client messages kept per socket for ``nextMessage(from:timeout:)``.
     public static let messageCapacity = 256
 
+    /// The most sockets open at once.
     public let capacity: Int
 
     private struct Entry {
@@ -102,13 +110,14 @@ public final class LiveSockets: Sendable {
 
     private struct State {
         var open: [UInt64: Entry] = [:]
-        /// Sockets opened and not yet handed to a ``opened(path:timeout:)`` caller, in order.
+        /// Sockets opened and not yet handed to an `opened(path:timeout:)` caller, in order.
         var unclaimed: [UInt64] = []
         var waiters: [UUID: Waiter] = [:]
     }
 
     private let state = Locked(State())
 
+    /// An empty list holding at most `capacity` sockets.
     public init(capacity: Int = LiveSockets.defaultCapacity) {
         self.capacity = max(0, capacity)
     }
@@ -271,6 +280,7 @@ public enum LiveSocketError: Error, Equatable, CustomStringConvertible {
     /// Nothing came in time: what was awaited, and for how long.
     case timedOut(String)
 
+    /// What went wrong, in a sentence.
     public var description: String {
         switch self {
         case .unknown(let id): return "No WebSocket \(id) is open"
