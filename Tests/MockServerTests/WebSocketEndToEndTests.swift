@@ -89,6 +89,8 @@ import Testing
         #expect(upgrade.request.host == "chat.example.test")
     }
 
+    /// The client never answers the close: the server ends the connection after its close
+    /// timeout (5 s, well inside the client's 20 s wait for the connection's end).
     @Test func aScriptedCloseReachesTheClientWithItsCodeAndReason() async throws {
         let closing = Scenario(name: "closing", rules: [
             Rule("bye", .get("/chat"), always: .webSocket(WebSocketScript(onConnect: [.text("hi")], close: WebSocketClose(code: 4001, reason: "over")))),
@@ -102,8 +104,9 @@ import Testing
         var payload = close.unmaskedData
         #expect(payload.readInteger(as: UInt16.self) == 4001)
         #expect(payload.readString(length: payload.readableBytes) == "over")
-        try await client.close(code: 4001)
-        #expect(try await client.next() == nil)
+        #expect(try await client.next() == nil, "nothing after the close, then the connection ends")
+        let transcript = try #require(server.engine.journal.entries().first { $0.status == 101 }?.transcript)
+        #expect(transcript.records.last?.kind == .close && transcript.records.last?.note == "4001 over")
     }
 
     /// A client that never reads: what the server holds for it stays bounded, and once it
