@@ -47,22 +47,15 @@ import FoundationNetworking
     /// `tool` with `arguments`, its standard output read as it comes.
     static func arrivals(_ tool: String, _ arguments: [String]) async throws -> (status: Int32, arrivals: Arrivals) {
         try await onOwnThread {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [tool] + arguments
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardError = FileHandle.nullDevice
             let start = Date()
-            try process.run()
+            let child = try ChildProcess(tool: tool, arguments, error: .null)
             var arrivals = Arrivals()
-            while true {
-                let data = Pipe.readSome(out.fileHandleForReading)
+            while let output = child.standardOutput {
+                let data = Pipe.readSome(output)
                 if data.isEmpty { break }
                 arrivals.reads.append((Date().timeIntervalSince(start), String(decoding: data, as: UTF8.self)))
             }
-            process.waitUntilExit()
-            return (process.terminationStatus, arrivals)
+            return (child.wait(), arrivals)
         }
     }
 
@@ -123,6 +116,18 @@ import FoundationNetworking
             #expect(status == 18)
             #expect(arrivals.text == Self.encoded[0])
         }
+    }
+
+    /// A HEAD of a stream is its head alone, ended: on HTTP/2 the HEADERS frame ends the stream.
+    @Test(.requires(.curl)) func aHeadOfAStreamEndsOverHTTP2() async throws {
+        let ca = try await TestCA.trusted()
+        let server = try await TestServer.start(scenarios: [Self.scenario], scenario: "stream", tls: TLSSettings(caDirectory: ca.directory))
+        defer { Task { await server.stop() } }
+        let result = try await Tool.run("curl", ["-sS", "-I", "--http2", "-m", "20", "--cacert", ca.certificateURL.path,
+                                                 server.address.baseURL + "/events"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("HTTP/2 200"), "\(result.stdout)")
+        #expect(result.stdout.lowercased().contains("content-type: text/event-stream"))
     }
 
     /// On HTTP/2 the stream, not the connection, is cut: RST_STREAM, which curl reports as
