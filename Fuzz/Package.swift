@@ -33,6 +33,11 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], path: "Sources/fuzz-proxy"),
+        .executableTarget(name: "fuzz-websocket", dependencies: [
+            .product(name: "MockServer", package: "MockServer"), .product(name: "Scenarios", package: "MockServer"), "FuzzSupport",
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ], path: "Sources/fuzz-websocket"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Fuzzes the parsers with libFuzzer: the JSON parser (differential against Foundation),
 # multipart, scenario files, the request path (bytes → clock → NIO decoder → handler →
-# engine) and the forward proxy's port (CONNECT and absolute-form requests, tunnels,
-# pass-through off). Each target runs for SECONDS (default 20), starting from Fuzz/corpus/NAME.
+# engine), the forward proxy's port (CONNECT and absolute-form requests, tunnels,
+# pass-through off) and a WebSocket's frames (frame decoder → RFC 6455 rules → script).
+# Each target runs for SECONDS (default 20), starting from Fuzz/corpus/NAME.
 # A crash or a differential finding stops that target, keeps the input as
 # Fuzz/findings/crash-*, and the script exits 1.
 #   bash Fuzz/run.sh [SECONDS] [--report FILE]   # --report appends a Markdown table
@@ -11,7 +12,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-20}
 report=""
 if [ "${2:-}" = "--report" ]; then report=${3:?--report needs a file}; fi
-targets=(json multipart scenario request proxy)
+targets=(json multipart scenario request proxy websocket)
 scratch=.build-fuzz
 # The fuzzers are a package of their own (Fuzz/Package.swift), depending on this one by path.
 # A failed build stops the run: before, its errors were printed and the binaries of an

@@ -18,11 +18,16 @@ Bounded and self-stopping: every client runs until the deadline, all traffic goe
     and by absolute-form requests, each answer checked; hostile ones: malformed CONNECT
     lines (400), unmapped hosts (403), a tunnel left silent (the server closes it within
     its head timeout), garbage bytes through a tunnel (400), a truncated ClientHello, and
-    half a CONNECT line, each then closed.
+    half a CONNECT line, each then closed;
+  - WebSocket clients (a scenario of the soak's own, in a temporary --fixtures folder):
+    normal ones holding a conversation to its close handshake; hostile ones sending an
+    unmasked frame (1002), invalid UTF-8 (1007), a frame announcing 1 TB (1009), a new
+    message inside a fragmented one (1002), pings never read, and a half-open connection.
 Checks at the end (exit 1 if any fails): the server did not crash; the journal's total
 equals the requests sent (each complete request, each CONNECT, and each slowloris head
 that got its 408); every normal request, direct or proxied, was served; every hostile
-proxy client got the answer it should; connections open went back to a few; RSS reached
+proxy client got the answer it should; every WebSocket conversation was held, every hostile
+WebSocket closed with its code, and none is open at the end; connections open went back to a few; RSS reached
 a plateau (the last third's peak within 10 % of the middle third's) and stayed under
 64 MB; the server's stderr holds no sanitizer report.
 
@@ -373,6 +378,181 @@ def proxy_silent(proxy_port, deadline, counts, close_delays):
             print("silent proxy client: the server kept a silent tunnel open", file=sys.stderr)
 
 
+# WebSockets: a scenario file of the soak's own (in a temporary --fixtures folder beside
+# copies of the built-in fixture sets) makes /ws/chat a WebSocket: a greeting, an echo,
+# bytes answered with bytes, and a push every second.
+WS_SCENARIO = {
+    "version": 1, "name": "soak-sockets", "description": "WebSockets for the soak",
+    "rules": [{"name": "chat", "request": {"method": "GET", "path": "/ws/chat"},
+               "response": {"webSocket": {
+                   "onConnect": [{"text": "welcome"}],
+                   "onMessage": [{"name": "echo", "match": {"type": "text"}, "reply": [{"text": "echo"}]},
+                                 {"name": "bytes", "match": {"type": "binary"}, "reply": [{"binary": "AQID"}]}],
+                   "pushes": [{"every": 1000, "messages": [{"text": "tick"}]}]}}}],
+}
+WS_KEY = "dGhlIHNhbXBsZSBub25jZQ=="
+WS_ACCEPT = b"s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
+
+
+def ws_frame(opcode, payload, fin=True, masked=True, length=None):
+    """A client's frame; `length` announces another length than the payload's."""
+    size = len(payload) if length is None else length
+    head = bytes([(0x80 if fin else 0) | opcode])
+    mask_bit = 0x80 if masked else 0
+    if size < 126:
+        head += bytes([mask_bit | size])
+    elif size < 65536:
+        head += bytes([mask_bit | 126]) + size.to_bytes(2, "big")
+    else:
+        head += bytes([mask_bit | 127]) + size.to_bytes(8, "big")
+    if not masked:
+        return head + payload
+    key = os.urandom(4)
+    return head + key + bytes(byte ^ key[index % 4] for index, byte in enumerate(payload))
+
+
+def ws_open(port):
+    """A socket upgraded to a WebSocket on /ws/chat, or None when the server did not upgrade."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=15)
+    sock.sendall(("GET /ws/chat HTTP/1.1\r\nHost: soak\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                  f"Sec-WebSocket-Key: {WS_KEY}\r\nSec-WebSocket-Version: 13\r\n"
+                  "X-Mock-Scenario: soak-sockets\r\n\r\n").encode())
+    head = read_head(sock)
+    if not head.startswith(b"HTTP/1.1 101 ") or WS_ACCEPT not in head:
+        sock.close()
+        return None, b""
+    return sock, head.partition(b"\r\n\r\n")[2]
+
+
+def ws_read(sock, buffered):
+    """(opcode, payload, rest) of the next server frame; opcode None when the server closed."""
+    data = buffered
+    while True:
+        if len(data) >= 2:
+            length, at = data[1] & 0x7F, 2
+            if length == 126 and len(data) >= 4:
+                length, at = int.from_bytes(data[2:4], "big"), 4
+            elif length == 127 and len(data) >= 10:
+                length, at = int.from_bytes(data[2:10], "big"), 10
+            if length < 126 or at > 2:
+                if len(data) >= at + length:
+                    return data[0] & 0x0F, data[at:at + length], data[at + length:]
+        chunk = sock.recv(65536)
+        if not chunk:
+            return None, b"", b""
+        data += chunk
+
+
+def ws_until(sock, buffered, opcodes):
+    """Reads frames until one of `opcodes` (pushes come between): (opcode, payload)."""
+    while True:
+        opcode, payload, buffered = ws_read(sock, buffered)
+        if opcode is None or opcode in opcodes:
+            return opcode, payload, buffered
+
+
+def ws_client(port, deadline, counts):
+    """A well-behaved client: greeting, a text echoed, bytes answered, then the close handshake."""
+    while time.time() < deadline:
+        counts.add("sent")
+        counts.add("ws_normal")
+        try:
+            sock, buffered = ws_open(port)
+            if sock is None:
+                counts.add("ws_normal_failed")
+                continue
+            with sock:
+                opcode, payload, buffered = ws_read(sock, buffered)
+                ok = opcode == 0x1 and payload == b"welcome"
+                sock.sendall(ws_frame(0x1, b"hello"))
+                opcode, payload, buffered = ws_until(sock, buffered, {0x1}) if ok else (None, b"", b"")
+                while ok and payload == b"tick":
+                    opcode, payload, buffered = ws_until(sock, buffered, {0x1})
+                ok = ok and payload == b"echo"
+                sock.sendall(ws_frame(0x2, b"\x00\x01"))
+                opcode, payload, buffered = ws_until(sock, buffered, {0x2}) if ok else (None, b"", b"")
+                ok = ok and payload == b"\x01\x02\x03"
+                sock.sendall(ws_frame(0x8, (1000).to_bytes(2, "big")))
+                opcode, payload, buffered = ws_until(sock, buffered, {0x8})
+                ok = ok and opcode == 0x8 and payload[:2] == (1000).to_bytes(2, "big")
+                ok = ok and sock.recv(1) == b""   # the server closes the TCP connection after the handshake
+                counts.add("ws_normal_served" if ok else "ws_normal_failed")
+                if not ok:
+                    print(f"websocket client: the conversation went otherwise (last frame {opcode})", file=sys.stderr)
+        except Exception as error:
+            counts.add("ws_normal_failed")
+            print(f"websocket client: {error!r}", file=sys.stderr)
+
+
+# Hostile WebSocket clients and the close code each must get (None: the connection just closes).
+WS_HOSTILE = {
+    "unmasked": (lambda: ws_frame(0x1, b"hi", masked=False), 1002),
+    "invalid-utf8": (lambda: ws_frame(0x1, b"\x68\xc3\x28"), 1007),
+    "oversized": (lambda: ws_frame(0x2, b"", length=1 << 40), 1009),
+    "fragmented": (lambda: b"".join(ws_frame(0x1 if index == 0 else 0x0, b"x" * 100, fin=False) for index in range(200))
+                   + ws_frame(0x1, b"a new message inside the fragmented one"), 1002),
+}
+
+
+def ws_hostile(port, deadline, counts, seed):
+    rng = random.Random(seed)
+    while time.time() < deadline:
+        kind = rng.choice(list(WS_HOSTILE) + ["never-reading", "half-open"])
+        counts.add("sent")
+        counts.add("ws_hostile_" + kind)
+        try:
+            sock, buffered = ws_open(port)
+            if sock is None:
+                counts.add("ws_hostile_unexpected")
+                continue
+            with sock:
+                if kind == "never-reading":
+                    # Pings and messages whose answers are never read, then silence: the server
+                    # holds a bounded amount for it, or drops it.
+                    end = min(deadline, time.time() + 5)
+                    while time.time() < end:
+                        try:
+                            sock.sendall(ws_frame(0x9, b"p" * 100) * 10)
+                        except OSError:
+                            break
+                        time.sleep(0.1)
+                    continue
+                if kind == "half-open":
+                    sock.shutdown(socket.SHUT_WR)
+                    opcode, _, buffered = ws_until(sock, buffered, set())
+                    if opcode is not None:
+                        counts.add("ws_hostile_unexpected")
+                    continue
+                make, code = WS_HOSTILE[kind]
+                sock.sendall(make())
+                opcode, payload, _ = ws_until(sock, buffered, {0x8})
+                if opcode != 0x8 or int.from_bytes(payload[:2], "big") != code or sock.recv(1) != b"":
+                    counts.add("ws_hostile_unexpected")
+                    print(f"websocket hostile {kind}: close {payload[:2].hex() if opcode == 0x8 else opcode}", file=sys.stderr)
+        except OSError as error:
+            if kind != "never-reading":
+                counts.add("ws_hostile_unexpected")
+                print(f"websocket hostile {kind}: {error!r}", file=sys.stderr)
+
+
+def soak_fixtures():
+    """A --fixtures folder: the built-in sets (linked) and the soak's WebSocket scenario."""
+    folder = tempfile.mkdtemp(prefix="soak-fixtures-")
+    built_in = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Fixtures")
+    for name in ("restaurant", "openmarket"):
+        os.symlink(os.path.abspath(os.path.join(built_in, name)), os.path.join(folder, name))
+    os.mkdir(os.path.join(folder, "scenarios"))
+    with open(os.path.join(folder, "scenarios", "soak-sockets.json"), "w") as file:
+        json.dump(WS_SCENARIO, file)
+    return folder
+
+
+def admin_sockets(port):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request("GET", "/__admin/sockets")
+    return json.loads(connection.getresponse().read())
+
+
 def admin_info(port):
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
     connection.request("GET", "/__admin/info")
@@ -394,9 +574,10 @@ def main():
     # A sanitizer writes its reports there too.
     stderr_file = tempfile.NamedTemporaryFile(prefix="soak-server-", suffix=".log", delete=False)
     ca_dir = tempfile.mkdtemp(prefix="soak-ca-")
+    fixtures = soak_fixtures()
     server = subprocess.Popen([args.binary, "--port", "0", "--log-level", "error", "--head-timeout", str(int(HEAD_TIMEOUT)),
                                "--idle-timeout", "30", "--time-scale", "0.2", "--seed", "7",
-                               "--proxy-port", "0", "--ca-dir", ca_dir],
+                               "--proxy-port", "0", "--ca-dir", ca_dir, "--fixtures", fixtures],
                               stdout=subprocess.PIPE, stderr=stderr_file, text=True)
     line = server.stdout.readline().strip()
     proxy_line = server.stdout.readline().strip() if line.startswith("Listening on ") else ""
@@ -425,7 +606,9 @@ def main():
                + [threading.Thread(target=proxy_tls_client, args=(proxy_port, deadline, counts, ca_file)),
                   threading.Thread(target=proxy_absolute_client, args=(proxy_port, deadline, counts)),
                   threading.Thread(target=proxy_hostile, args=(proxy_port, deadline, counts, 200)),
-                  threading.Thread(target=proxy_silent, args=(proxy_port, deadline, counts, close_delays))])
+                  threading.Thread(target=proxy_silent, args=(proxy_port, deadline, counts, close_delays))]
+               + [threading.Thread(target=ws_client, args=(port, deadline, counts)) for _ in range(2)]
+               + [threading.Thread(target=ws_hostile, args=(port, deadline, counts, 300 + seed)) for seed in range(2)])
     for worker in workers:
         worker.daemon = True
         worker.start()
@@ -443,7 +626,16 @@ def main():
     crashed = server.poll() is not None
     total = None
     open_connections = None
+    open_sockets = None
     if not crashed:
+        # Every WebSocket closed: the clients are done, so the list empties (a never-reading
+        # client's socket closes when its connection does).
+        for _ in range(20):
+            open_sockets = int(admin_sockets(port)["open"])
+            counts.add("sent")   # the admin call is journaled too
+            if open_sockets == 0:
+                break
+            time.sleep(0.5)
         info = admin_info(port)
         total = int(info["journal"]["total"])
         # Closes the clients made reach the server's count shortly after; the admin
@@ -460,6 +652,7 @@ def main():
     stderr_file.close()
     stderr = read_text(stderr_file.name)
     shutil.rmtree(ca_dir, ignore_errors=True)
+    shutil.rmtree(fixtures, ignore_errors=True)
     sanitizer_lines = [line for line in stderr.splitlines()
                        if "WARNING: ThreadSanitizer" in line or "ERROR: AddressSanitizer" in line or "ERROR: LeakSanitizer" in line]
 
@@ -479,6 +672,10 @@ def main():
         "every hostile proxy client answered as it should": counts.get("proxy_hostile_unexpected") == 0,
         "silent tunnels closed within the head timeout (+1 s)": slowest_close is not None and slowest_close <= HEAD_TIMEOUT + 1,
         "connections open at the end: 3 or fewer": open_connections is not None and open_connections <= 3,
+        "every WebSocket conversation held": (counts.get("ws_normal") > 0 and counts.get("ws_normal_failed") == 0
+                                              and counts.get("ws_normal_served") == counts.get("ws_normal")),
+        "every hostile WebSocket client closed with its code": counts.get("ws_hostile_unexpected") == 0,
+        "no WebSocket open at the end": open_sockets == 0,
         "no sanitizer report on the server's stderr": not sanitizer_lines,
     }
     rss_checks = {
@@ -512,6 +709,13 @@ def main():
         f"| silent tunnels / slowest close (s, head timeout {HEAD_TIMEOUT:.0f}) | {counts.get('proxy_hostile_silent')} / "
         f"{'n/a' if slowest_close is None else f'{slowest_close:.2f}'} |",
         f"| hostile proxy clients answered otherwise | {counts.get('proxy_hostile_unexpected')} |",
+        f"| WebSocket conversations / held | {counts.get('ws_normal')} / {counts.get('ws_normal_served')} |",
+        f"| hostile WebSockets: unmasked (1002) / invalid UTF-8 (1007) / oversized (1009) / fragments interleaved (1002) | "
+        f"{counts.get('ws_hostile_unmasked')} / {counts.get('ws_hostile_invalid-utf8')} / {counts.get('ws_hostile_oversized')} / "
+        f"{counts.get('ws_hostile_fragmented')} |",
+        f"| hostile WebSockets: never-reading / half-open / answered otherwise | {counts.get('ws_hostile_never-reading')} / "
+        f"{counts.get('ws_hostile_half-open')} / {counts.get('ws_hostile_unexpected')} |",
+        f"| WebSockets open at the end | {open_sockets} |",
         f"| connections open at the end | {open_connections} |",
         f"| RSS peak / middle third / last third (MB) | {peak / 1024:.1f} / {middle / 1024:.1f} / {last / 1024:.1f} |",
         f"| sanitizer reports on stderr | {len(sanitizer_lines)} |",

@@ -227,7 +227,7 @@ final class StreamRecorder: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         #expect(plain.response?.statusCode == 426)
         #if canImport(FoundationNetworking)
         // (Apple's loading system reserves the Connection header for itself.)
-        let upgrade = try await Self.play(outcome, headers: ["Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Key": "a2V5",
+        let upgrade = try await Self.play(outcome, headers: ["Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
                                                              "Sec-WebSocket-Version": "13"])
         #expect(upgrade.error == .badServerResponse)
         #endif

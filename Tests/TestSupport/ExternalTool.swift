@@ -69,6 +69,8 @@ extension ExternalTool {
     public static let swift = command("swift", linux: "install Swift from https://swift.org/install", macOS: "xcode-select --install")
     /// The HPACK encoder the raw HTTP/2 client (`Tests/Clients/h2_graceful_stop.py`) uses.
     public static let hpack = pythonModule("hpack", linux: "python3 -m pip install hpack, or apt-get install python3-hpack for Debian's python3", macOS: "python3 -m pip install hpack")
+    /// Python's WebSocket client, a second real client of the server's WebSockets (`Tests/Clients/websocket_chat.py`).
+    public static let websockets = pythonModule("websockets", linux: "python3 -m pip install websockets", macOS: "python3 -m pip install websockets")
     /// Pins a process to CPUs (Linux only: macOS has no CPU affinity to pin with).
     public static let taskset = command("taskset", name: "taskset (util-linux)", linux: "apt-get install util-linux", macOS: nil)
 }

@@ -26,10 +26,11 @@ public struct AdminAPI: ControlPlane, Responder {
     init(engine: MockEngine, adminToken: String?, certificateAuthority: CACertificate?, transport: TransportFacts?, proxy: ProxyFacts?) {
         self.engine = engine
         self.adminToken = adminToken
-        router = Router(routes: [Dashboard.route] + Self.infoRoutes(engine, transport, proxy) + Self.scenarioRoutes(engine) + Self.networkRoutes(engine)
-                        + Self.journalRoutes(engine) + Self.verifyRoutes(engine) + Self.stateRoutes(engine) + Self.pactRoutes(engine)
-                        + Self.openAPIRoutes(engine) + [Self.overviewRoute(engine)]
-                        + Self.caRoutes(certificateAuthority) + Self.proxyRoutes(engine, proxy))
+        var routes: [Route] = [Dashboard.route] + Self.infoRoutes(engine, transport, proxy) + Self.scenarioRoutes(engine) + Self.networkRoutes(engine)
+        routes += Self.journalRoutes(engine) + Self.verifyRoutes(engine) + Self.stateRoutes(engine) + Self.pactRoutes(engine)
+        routes += Self.openAPIRoutes(engine) + Self.socketRoutes(engine) + [Self.overviewRoute(engine)]
+        routes += Self.caRoutes(certificateAuthority) + Self.proxyRoutes(engine, proxy)
+        router = Router(routes: routes)
     }
 
     /// Whether a path belongs to the admin API.

@@ -54,6 +54,9 @@ enum Dashboard {
         <section><h2>Requests (live)</h2><div class="wrap"><table>
           <thead><tr><th>#</th><th>Method</th><th>Path</th><th>Status</th><th>Duration</th><th>Scenario step</th><th>Fault</th><th>API document</th></tr></thead>
           <tbody id="requests"></tbody></table></div></section>
+        <section><h2>Live sockets</h2><table>
+          <thead><tr><th>#</th><th>Path</th><th>Sent</th><th>Received</th><th>Message</th><th></th></tr></thead>
+          <tbody id="sockets"></tbody></table></section>
       </div>
       <div class="col">
         <section><h2>Scenario rules and routes</h2>
@@ -164,6 +167,28 @@ enum Dashboard {
       const list = await api('/requests?limit=300'); rows.replaceChildren(); points.clear(); list.requests.forEach(r => { addRow(r); track(r); }); draw();
       document.getElementById('total').textContent = list.total + ' requests';
     }
+    // Open WebSockets: send a text message into one, or close it (1000), by hand.
+    async function loadSockets() {
+      const list = await api('/sockets'), body = document.getElementById('sockets');
+      if (!list.sockets.length) { body.replaceChildren(row([['no WebSocket is open', 'muted'], [''], [''], [''], [''], ['']])); return; }
+      const typing = document.activeElement && document.activeElement.dataset.socket;
+      if (typing) return;   // a refresh would wipe what is being typed
+      body.replaceChildren(...list.sockets.map(s => {
+        const tr = row([[s.id], [s.uri], [s.stream ? s.stream.sent : ''], [s.stream ? s.stream.received : '']]);
+        const input = document.createElement('input'); input.dataset.socket = s.id; input.placeholder = 'text to send';
+        const send = document.createElement('button'); send.textContent = 'Send';
+        send.onclick = () => api(`/sockets/${s.id}/send`, { method: 'POST', body: JSON.stringify({ text: input.value }) }).then(() => { input.value = ''; input.blur(); loadSockets(); });
+        const close = document.createElement('button'); close.textContent = 'Close';
+        close.onclick = () => api(`/sockets/${s.id}/close`, { method: 'POST', body: JSON.stringify({ code: 1000, reason: 'closed from the dashboard' }) }).then(loadSockets);
+        const field = document.createElement('td'); field.append(input, send);
+        const actions = document.createElement('td'); actions.append(close);
+        tr.append(field, actions);
+        return tr;
+      }));
+    }
+    let socketsTimer = null;
+    function socketsSoon() { if (!socketsTimer) socketsTimer = setTimeout(() => { socketsTimer = null; loadSockets(); }, 250); }
+    setInterval(loadSockets, 2000);
     document.getElementById('scenario').onchange = e => api('/scenario', { method: 'PUT', body: JSON.stringify({ name: e.target.value }) });
     document.getElementById('reset-scenario').onclick = () => api('/scenario/reset', { method: 'POST', body: '{}' });
     document.getElementById('reset-state').onclick = () => api('/state/reset', { method: 'POST' });
@@ -171,10 +196,10 @@ enum Dashboard {
     const events = new EventSource(withToken('/__admin/events')), status = document.getElementById('status');
     events.onopen = () => { status.textContent = 'live'; status.className = 'pill live'; };
     events.onerror = () => { status.textContent = 'reconnecting…'; status.className = 'pill'; };
-    events.addEventListener('request', e => { const r = JSON.parse(e.data); addRow(r); track(r); overviewSoon(); document.getElementById('total').textContent = e.lastEventId + ' requests'; });
-    events.addEventListener('complete', e => complete(JSON.parse(e.data)));
+    events.addEventListener('request', e => { const r = JSON.parse(e.data); addRow(r); track(r); overviewSoon(); if (r.status === 101) socketsSoon(); document.getElementById('total').textContent = e.lastEventId + ' requests'; });
+    events.addEventListener('complete', e => { complete(JSON.parse(e.data)); socketsSoon(); });
     events.addEventListener('state', () => { loadScenarios(); overviewSoon(); });
-    loadScenarios(); loadRequests(); loadOverview();
+    loadScenarios(); loadRequests(); loadOverview(); loadSockets();
     </script></body></html>
     """#.utf8)
 }

@@ -45,13 +45,15 @@ extension HTTPConnectionHandler {
     }
 
     private func carryOut(_ plan: ResponsePlan, for request: HTTPRequestHead, context: ChannelHandlerContext, keepAlive: Bool) {
-        // A stopping server's last answer on this connection says so.
-        let keepAlive = keepAlive && machine.keepsAlive(request)
+        // A stopping server's last answer on this connection says so, as does the answer
+        // to an upgrade request that does not upgrade.
+        let keepAlive = keepAlive && machine.keepsAlive(request) && !upgradeAsked
         let writer = shared.writer
         guard writer.canWrite(plan.headers) else {
             carryOut(Self.unwritableHeaders(plan), for: request, context: context, keepAlive: false)
             return
         }
+        if upgradeAsked, plan.fault == nil, acceptWebSocket(plan, for: request, context: context) { return }
         if let fault = plan.fault {
             perform(fault, plan: plan, request: request, context: context)
             return

@@ -41,6 +41,10 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
     /// Whether the request being answered is its connection's first (it pays a network
     /// profile's connection setup).
     @exclusivity(unchecked) var firstOnConnection = false
+    /// Whether the request being answered asks to upgrade the connection (an `Upgrade`
+    /// field): NIO's decoder reads nothing after such a request, so unless the answer
+    /// upgrades it (a WebSocket), the connection closes after it.
+    @exclusivity(unchecked) var upgradeAsked = false
     /// The event-stream subscription of this connection, if it streams.
     @exclusivity(unchecked) var subscription: (hub: EventHub, token: UUID, keepAlive: RepeatedTask)?
     /// The scripted event stream this connection (or HTTP/2 stream) plays, if any.
@@ -83,9 +87,11 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
         switch part {
         case .head(let head):
             // The body's framing, in one pass over the fields.
-            var declared: Int?, framed = false
+            var declared: Int?, framed = false, upgrade = false
             for (name, value) in head.headers {
                 switch name.utf8.count {
+                case 7 where name.caseInsensitiveEquals("upgrade"):
+                    upgrade = true
                 case 14 where name.caseInsensitiveEquals("content-length"):
                     framed = true
                     if declared == nil { declared = Int(value) ?? 0 }
@@ -102,6 +108,7 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
                 // Counted per connection: an HTTP/2 connection's streams share the count.
                 shared.requests.begun += 1
                 firstOnConnection = shared.requests.begun == 1
+                upgradeAsked = upgrade && !machine.multiplexed
                 clock?.headArrived()
                 // An HTTP/2 stream may carry a body with neither field, unless the HEADERS
                 // frame that opened it also ended it (a GET, mostly).

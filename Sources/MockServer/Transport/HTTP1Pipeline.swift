@@ -26,10 +26,11 @@ import Scenarios
         let sync = channel.pipeline.syncOperations
         let clock = ConnectionClock(limits: limits)
         try sync.addHandler(clock)
-        // On the proxy's port, the bytes after a CONNECT request's head belong to the
-        // tunnel: the decoder hands them on when it leaves the pipeline.
+        // The bytes after a CONNECT request's head belong to the tunnel, and those after
+        // a WebSocket's upgrade request to the WebSocket: the decoder hands them on when it
+        // leaves the pipeline (it leaves only for one of these).
         try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(
-            leftOverBytesStrategy: forwardProxy == nil ? .dropBytes : .forwardBytes, informationalResponseStrategy: .drop,
+            leftOverBytesStrategy: .forwardBytes, informationalResponseStrategy: .drop,
             limitConfiguration: decoderLimits(limits))))
         let shared = ConnectionShared(pipeline: pipeline, proxy: proxy, maxRequestBodySize: maxRequestBodySize,
                                       fallbackBaseURL: fallbackBaseURL, logger: logger, delays: delays, limits: limits, scheme: scheme,

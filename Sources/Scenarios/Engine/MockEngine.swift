@@ -16,6 +16,8 @@ public final class MockEngine: Responder {
     public let events = EventHub()
     /// Network-condition profiles: the server's, each session's, and per request.
     public let network: NetworkConditions
+    /// The WebSockets open on this engine's server, which the admin API and tests drive.
+    public let sockets = LiveSockets()
     let live: LiveAPIs
     /// Answers in place of the APIs' routes when set (`init(configuration:source:)`).
     let source: (any Responder)?

@@ -380,9 +380,14 @@ public final class ScenarioEngine: Sendable {
     }
 
     /// A WebSocket's answer: 101 with the script, scaled, and what its templates read; a
-    /// request that asks for no upgrade gets the 426 a WebSocket server answers.
+    /// request that asks for no upgrade gets the 426 a WebSocket server answers, and a
+    /// malformed opening handshake a 400 that says what is wrong.
     private func webSocket(headers: [String: String], _ script: WebSocketScript, _ request: MockRequest, decided: Decided) -> ResponsePlan {
-        guard WebSocketHandshake.isUpgrade(request) else { return WebSocketHandshake.refusal(request).answered(by: "scenario-stub") }
+        switch WebSocketHandshake.check(request) {
+        case .upgrade: break
+        case .notAnUpgrade: return WebSocketHandshake.refusal(request).answered(by: "scenario-stub")
+        case .malformed(let reason): return WebSocketHandshake.malformed(reason).answered(by: "scenario-stub")
+        }
         var fields = HeaderFields(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
         var context = templateContext(request, decided: decided)
         if script.isTemplated { fields = Self.render(fields, &context) }

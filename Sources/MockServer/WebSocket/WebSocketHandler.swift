@@ -1,0 +1,337 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOFoundationCompat
+import NIOWebSocket
+import Scenarios
+
+/// One WebSocket, after the upgrade: the client's frames go through `WebSocketInbound`
+/// (RFC 6455's rules) to the plan's `WebSocketConversation`, whose actions this carries
+/// out on the event loop's timers (`scheduleTask`, so an `EmbeddedEventLoop`'s
+/// `advanceTime` drives it). Every frame, both ways, goes to the exchange's transcript,
+/// and the exchange ends, with how, when the connection does.
+///
+/// The protocol's rules a server keeps, whatever the script says: pings are answered with
+/// pongs; a close is answered with a close, then the TCP connection closes; nothing is
+/// sent after a close frame; a close the client never answers ends the connection after
+/// `WebSocketConversation.closeHandshakeTimeout`; a client that breaks the protocol gets a
+/// close with its code (1002, 1007, 1009) and the connection closes. A client that stops
+/// reading (more than `maxQueuedBytes` waiting to be written) is dropped.
+///
+/// While open it is listed in the engine's `LiveSockets`, through which the admin API
+/// and tests send into it and close it.
+final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    private var conversation: WebSocketConversation
+    private let exchange: Exchange
+    private let sockets: LiveSockets
+    private let socket: LiveSockets.Socket
+    private var inbound: WebSocketInbound
+    /// Bytes written and not yet taken by the socket past which the client is dropped
+    /// (one frame of any size still goes out on an empty queue).
+    let maxQueuedBytes: Int
+    private let logger: Logger
+
+    private var context: ChannelHandlerContext?
+    /// The conversation's time zero.
+    private var openedAt = NIODeadline.uptimeNanoseconds(0)
+    private var timers: [Int: Scheduled<Void>] = [:]
+    /// A close frame was sent: nothing more is.
+    private(set) var closeSent = false
+    /// The client's close frame came.
+    private(set) var closeReceived = false
+    /// The exchange ended (the connection is closing or closed).
+    private(set) var ended = false
+    private var registered = false
+    /// The close timeout of a close this handler sent itself (the admin API's, a violation's).
+    private var closeTimeout: Scheduled<Void>?
+    private var queuedBytes = 0
+    private var lastWrite: EventLoopFuture<Void>?
+
+    init(conversation: WebSocketConversation, exchange: Exchange, sockets: LiveSockets, socket: LiveSockets.Socket,
+         maxMessageSize: Int, writeBufferHigh: Int, logger: Logger) {
+        self.conversation = conversation
+        self.exchange = exchange
+        self.sockets = sockets
+        self.socket = socket
+        inbound = WebSocketInbound(maxMessageSize: maxMessageSize)
+        maxQueuedBytes = 16 * writeBufferHigh
+        self.logger = logger
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        connectionGone(.clientClosed)
+        self.context = nil
+    }
+
+    /// The upgrade is done: the socket is listed and the conversation opens. A server with
+    /// `LiveSockets.capacity` sockets open closes this one at once with 1013 (try again later).
+    func open() {
+        guard let context else { return }
+        openedAt = context.eventLoop.now
+        registered = sockets.register(socket, connection: Remote(handler: NIOLoopBound(self, eventLoop: context.eventLoop), loop: context.eventLoop))
+        guard registered else {
+            serverClose(code: WebSocketCloseCode.tryAgainLater, reason: "too many open WebSockets")
+            return
+        }
+        perform(conversation.handle(.opened, at: 0))
+    }
+
+    /// Seconds since the conversation opened, on the loop's clock.
+    private var now: TimeInterval {
+        guard let context else { return 0 }
+        return Double((context.eventLoop.now - openedAt).nanoseconds) / 1e9
+    }
+
+    // MARK: The client's frames
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch inbound.receive(frame) {
+        case .fragment, .ignored:
+            return
+        case .text(let text, let fragments):
+            exchange.record(.received, .text, payload: Data(text.utf8), note: fragments > 1 ? "\(fragments) fragments" : nil)
+            sockets.received(.text(text), on: socket.id)
+            perform(conversation.handle(.text(text), at: now))
+        case .binary(let bytes, let fragments):
+            let data = Data(buffer: bytes)
+            exchange.record(.received, .binary, payload: data, note: fragments > 1 ? "\(fragments) fragments" : nil)
+            sockets.received(.binary(data), on: socket.id)
+            perform(conversation.handle(.binary(data), at: now))
+        case .ping(let bytes):
+            let data = Data(buffer: bytes)
+            exchange.record(.received, .ping, payload: data)
+            perform(conversation.handle(.ping(data), at: now))
+        case .pong(let bytes):
+            let data = Data(buffer: bytes)
+            exchange.record(.received, .pong, payload: data)
+            perform(conversation.handle(.pong(data), at: now))
+        case .close(let code, let reason):
+            closeReceived = true
+            exchange.record(.received, .close, note: Self.note(code: code, reason: reason))
+            if closeSent {
+                // The answer to the server's own close: the handshake is done.
+                closeConnection()
+            } else {
+                perform(conversation.handle(.peerClosed(code: code, reason: reason), at: now))
+            }
+        case .violation(let code, let reason):
+            exchange.record(.received, .malformed, note: reason)
+            failConnection(code: code, reason: reason)
+        }
+    }
+
+    /// NIO's frame decoder refuses a frame over the size limit (1009) or a control frame
+    /// that is fragmented or too long (1002).
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let error = error as? NIOWebSocketError else {
+            logger.debug("WebSocket connection error", metadata: ["error": "\(error)"])
+            connectionGone(.reset)
+            context.close(promise: nil)
+            return
+        }
+        let code: UInt16
+        let reason: String
+        switch error {
+        case .invalidFrameLength:
+            code = WebSocketInbound.messageTooBig
+            reason = "A frame is over the limit of \(inbound.maxMessageSize) bytes"
+        case .fragmentedControlFrame:
+            code = WebSocketCloseCode.protocolError
+            reason = "A control frame is fragmented"
+        case .multiByteControlFrameLength:
+            code = WebSocketCloseCode.protocolError
+            reason = "A control frame is longer than 125 bytes"
+        }
+        exchange.record(.received, .malformed, note: reason)
+        failConnection(code: code, reason: reason)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        connectionGone(closeSent && closeReceived ? .finished : .clientClosed)
+        context.fireChannelInactive()
+    }
+
+    /// A stopping server closes its sockets with 1001, going away.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent {
+            serverClose(code: WebSocketCloseCode.goingAway, reason: "the server is stopping")
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    // MARK: Carrying out the conversation's actions
+
+    private func perform(_ actions: [WebSocketConversation.Action]) {
+        for action in actions {
+            guard !ended, let context else { return }
+            switch action {
+            case .send(let frame):
+                send(frame)
+            case .schedule(let timer, let at):
+                let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+                timers[timer.id] = context.eventLoop.scheduleTask(deadline: openedAt + .nanoseconds(Int64(max(0, at) * 1e9))) {
+                    let handler = bound.value
+                    handler.timers[timer.id] = nil
+                    handler.perform(handler.conversation.handle(.timerFired(timer), at: handler.now))
+                }
+            case .close(let code, let reason):
+                writeClose(code: code, reason: reason)
+            case .closeWithoutCode:
+                writeClose(code: nil, reason: "")
+            case .sendMalformedFrame:
+                guard !closeSent else { continue }
+                // FIN and the reserved opcode 0x3, empty: `WebSocketConversation.malformedFrame`.
+                write(WebSocketFrame(fin: true, opcode: WebSocketOpcode(encodedWebSocketOpcode: 0x3)!, data: context.channel.allocator.buffer(capacity: 0)))
+                exchange.record(.sent, .malformed, note: "reserved opcode 0x3")
+            case .stall(let until):
+                exchange.record(.sent, .stall, note: until.map { "until \(Int(($0 * 1000).rounded())) ms after the opening" } ?? "for ever")
+            case .closeConnection:
+                closeConnection()
+            case .reset:
+                connectionGone(.reset)
+                context.channel.resetConnection()
+            }
+        }
+    }
+
+    /// A data or control frame, unless a close went out before it.
+    private func send(_ frame: WebSocketConversation.Frame) {
+        guard !closeSent, let context else { return }
+        let allocator = context.channel.allocator
+        switch frame {
+        case .text(let text):
+            write(WebSocketFrame(fin: true, opcode: .text, data: allocator.buffer(string: text)))
+            exchange.record(.sent, .text, payload: Data(text.utf8))
+        case .binary(let bytes):
+            write(WebSocketFrame(fin: true, opcode: .binary, data: allocator.buffer(data: bytes)))
+            exchange.record(.sent, .binary, payload: bytes)
+        case .ping(let bytes):
+            write(WebSocketFrame(fin: true, opcode: .ping, data: allocator.buffer(data: bytes.prefix(125))))
+            exchange.record(.sent, .ping, payload: bytes)
+        case .pong(let bytes):
+            write(WebSocketFrame(fin: true, opcode: .pong, data: allocator.buffer(data: bytes.prefix(125))))
+            exchange.record(.sent, .pong, payload: bytes)
+        }
+    }
+
+    /// The close frame (`code` nil: an empty payload); nothing is sent after it.
+    private func writeClose(code: UInt16?, reason: String) {
+        guard !closeSent, let context else { return }
+        closeSent = true
+        var payload = context.channel.allocator.buffer(capacity: 2 + reason.utf8.count)
+        var note = "no code"
+        if let code {
+            payload.writeInteger(code)
+            // A control frame carries at most 125 bytes: the reason is cut at a character.
+            var kept = ""
+            for character in reason where kept.utf8.count + String(character).utf8.count <= 123 { kept.append(character) }
+            payload.writeString(kept)
+            note = Self.note(code: code, reason: kept)
+        }
+        write(WebSocketFrame(fin: true, opcode: .connectionClose, data: payload))
+        exchange.record(.sent, .close, note: note)
+    }
+
+    private func write(_ frame: WebSocketFrame) {
+        guard let context, !ended else { return }
+        let size = frame.length
+        guard queuedBytes == 0 || queuedBytes + size <= maxQueuedBytes else {
+            // The client stopped reading: dropped, rather than buffered without end.
+            logger.debug("a WebSocket client stopped reading; dropped", metadata: ["socket": "\(socket.id)"])
+            connectionGone(.closedWithoutEnd)
+            context.close(promise: nil)
+            return
+        }
+        queuedBytes += size
+        let written = context.writeAndFlush(wrapOutboundOut(frame))
+        written.assumeIsolated().whenComplete { [self] _ in queuedBytes -= size }
+        lastWrite = written
+    }
+
+    // MARK: Closing
+
+    /// A close the server starts itself (the admin API, a test, the server stopping): its
+    /// close frame, then the client's is awaited for `closeHandshakeTimeout`.
+    func serverClose(code: UInt16?, reason: String) {
+        guard !closeSent, !ended, let context else { return }
+        writeClose(code: code, reason: reason)
+        cancelTimers()
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        closeTimeout = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(WebSocketConversation.closeHandshakeTimeout * 1e9))) {
+            bound.value.closeConnection()
+        }
+    }
+
+    /// A message the admin API or a test sends: out now, unless a close went out before it.
+    func serverSend(_ message: LiveSockets.Message) {
+        guard !ended, !closeReceived else { return }
+        switch message {
+        case .text(let text): send(.text(text))
+        case .binary(let bytes): send(.binary(bytes))
+        }
+    }
+
+    /// The client broke the protocol: a close with `code`, then the connection closes.
+    private func failConnection(code: UInt16, reason: String) {
+        writeClose(code: code, reason: reason)
+        closeConnection()
+    }
+
+    /// Closes the TCP connection once the frames written are out (the server closes first,
+    /// RFC 6455 §7.1.1). The stream ended properly when a close frame went out.
+    private func closeConnection() {
+        guard !ended, let context else { return }
+        connectionGone(closeSent ? .finished : .closedWithoutEnd)
+        guard let lastWrite else {
+            context.close(promise: nil)
+            return
+        }
+        lastWrite.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+    }
+
+    /// The exchange ends `how` (once); timers stop and the socket leaves the list.
+    private func connectionGone(_ how: StreamTranscript.Ending) {
+        guard !ended else { return }
+        ended = true
+        cancelTimers()
+        closeTimeout?.cancel()
+        closeTimeout = nil
+        _ = conversation.handle(.connectionLost, at: now)
+        if registered { sockets.closed(socket.id) }
+        exchange.endStream(how)
+    }
+
+    private func cancelTimers() {
+        timers.values.forEach { $0.cancel() }
+        timers.removeAll()
+    }
+
+    /// A close's code and reason, as the transcript notes it.
+    static func note(code: UInt16?, reason: String) -> String {
+        guard let code else { return "no code" }
+        return reason.isEmpty ? "\(code)" : "\(code) \(reason)"
+    }
+
+    /// How `LiveSockets` reaches this handler: on its event loop.
+    private struct Remote: LiveSockets.Connection {
+        let handler: NIOLoopBound<WebSocketHandler>
+        let loop: any EventLoop
+
+        func send(_ message: LiveSockets.Message) {
+            loop.execute { handler.value.serverSend(message) }
+        }
+
+        func close(code: UInt16?, reason: String) {
+            loop.execute { handler.value.serverClose(code: code, reason: reason) }
+        }
+    }
+}
