@@ -1,0 +1,134 @@
+import Foundation
+import Scenarios
+
+extension StreamingChecks {
+    /// Cancelling the call once two events came stops the client reading: the call returns
+    /// ``EventStreamEnding/cancelled``, hands nothing over after it returned, and the server
+    /// sees the client close the stream (the journal's stream ends `clientClosed`). The
+    /// stream has 40 events 20 ms apart and then ends, so a client that reads on after
+    /// the cancel shows it in the journal: the stream ran to its end.
+    public static func cancellationCloses<P: Sendable>(_ id: String, stream: String, patterns: [RequestPattern], limit: TimeInterval,
+                                                       _ open: @escaping Open<P>) -> ContractCheck<P> {
+        let events = numbered((1...40).map { "tick \($0)" }).enumerated().map { index, event in
+            var paced = event
+            if index > 0 { paced.delay = 0.02 }
+            return paced
+        }
+        let length = events.reduce(0) { $0 + $1.delay }
+        return ContractCheck(id, .required, "a cancelled \(stream) stops reading: the call returns cancelled, hands nothing more over, "
+                             + "and the server sees the client close the stream",
+                             scenarios: scenario(patterns, [.eventStream(EventStream(events))])) { run in
+            try run.use("stream")
+            run.mark("the stream cancelled after 2 events")
+            let capture = StreamCapture()
+            let outcome = await run.cancelling({ () -> EventStreamEnding in
+                let ending = await open(run, capture.sink)
+                capture.returned()
+                return ending
+            }, once: {
+                await capture.wait(for: 2)
+                capture.noteCancel()
+            }, within: limit)
+            // The server's view: how the stream it was writing ended (at the latest when it
+            // would have ended by itself, plus the margin).
+            let ending = await serverEnding(run, patterns, within: length + limit)
+            var problems: [String] = []
+            let cancelledAfter = capture.cancelledAfter ?? 0
+            if capture.cancelledAfter == nil || cancelledAfter < 2 {
+                problems.append("the client handed over \(capture.events.count) events before the stream ended by itself, so there was nothing to cancel")
+            }
+            switch ending {
+            case .clientClosed?:
+                break
+            case .finished?:
+                problems.append("the server wrote the whole stream (\(events.count) events) and ended it: the client read on after the cancel "
+                                + "— cancel the request (URLSessionTask.cancel()) when the calling task is cancelled")
+            case let other?:
+                problems.append("the server's stream ended \(other.rawValue), not closed by the client")
+            case nil:
+                problems.append("the server's stream was still open \(CallOutcome<Int>.format(length + limit)) s after the cancel: the client never closed it")
+            }
+            switch outcome {
+            case .returned(.cancelled, _):
+                break
+            case .returned(let other, _):
+                problems.append("the call returned \(other) where it was cancelled")
+            case .threw(let error, _):
+                problems.append("the call threw \(error) instead of returning .cancelled")
+            case .stillRunning(let seconds):
+                problems.append("the call was still running \(CallOutcome<Int>.format(seconds)) s after it started, though cancelled")
+            }
+            let late = capture.late
+            if !late.isEmpty {
+                problems.append("\(late.count) events were handed over after the call returned: \(late.listed)")
+            }
+            guard problems.isEmpty else {
+                var violation = run.expectations.violation("\(stream), cancelled after 2 events, to stop: the call returns cancelled and the server sees the close",
+                                                           actual: "the call \(said(outcome)); it handed over \(capture.events.count) events "
+                                                           + "(\(cancelledAfter) before the cancel)", differences: problems)
+                violation.isTimingOnly = ending == nil && problems.count == 1
+                throw violation
+            }
+        }
+    }
+
+    /// A client that claims to resume (`resumes`) reconnects once the stream is reset after
+    /// two of four events, with `Last-Event-ID: 2`, and hands over the rest: each event
+    /// once, in order, and the stream then reported finished. A client that does not claim
+    /// it reports the break and sends no second request.
+    public static func resumesWithLastEventID<P: Sendable>(_ id: String, stream: String, patterns: [RequestPattern], limit: TimeInterval,
+                                                           resumes: @escaping @Sendable (P) -> Bool, _ open: @escaping Open<P>) -> ContractCheck<P> {
+        let names = ["one", "two", "three", "four"]
+        var events = numbered(names)
+        events.insert(keepAlive, at: 2)
+        events.append(ServerSentEvent(comment: "end", delay: 0.01))
+        let whole = Outcome.eventStream(EventStream(events))
+        return ContractCheck(id, .required, "a client that resumes \(stream) reconnects with Last-Event-ID and gets the rest, each event once; "
+                             + "one that does not, reports the break",
+                             scenarios: scenario(patterns, [whole.streamFaulted(.drop(after: 3, clean: false)), whole])) { run in
+            try run.use("stream")
+            let claims = resumes(run.provider)
+            run.mark(claims ? "the stream reset after 2 events, and its resumption" : "the stream reset after 2 events")
+            let (capture, outcome) = await play(run, within: limit + 1, open)
+            let got = capture.events
+            let requests = run.expectations.requests(matchingAny: patterns)
+            var problems: [String] = []
+            if claims {
+                if requests.count < 2 {
+                    problems.append("the client claims to resume (resumesWithLastEventID) but never reconnected after the reset")
+                } else {
+                    let header = requests[1].request.headers["Last-Event-ID"]
+                    if header != "2" {
+                        problems.append(header.map { "the reconnect carried Last-Event-ID: \($0), not 2 (the ID of the last event handed over)" }
+                                        ?? "the reconnect carried no Last-Event-ID, so the server started the stream over")
+                    }
+                }
+                let expected = dispatched(names)
+                problems += differences(got, expected)
+                if got.count > expected.count { problems.append("events were handed over twice: the resumed stream repeated what came before the reset") }
+                if case .returned(.finished, _) = outcome {} else {
+                    problems.append("the call \(said(outcome)), where the resumed stream ended properly")
+                }
+            } else {
+                if requests.count > 1 {
+                    problems.append("the client reconnected \(requests.count - 1) times though it does not claim to resume: "
+                                    + "set resumesWithLastEventID to true, or report the break")
+                }
+                if case .returned(.failed, _) = outcome {} else {
+                    problems.append("the call \(said(outcome)), where the stream was reset after 2 of \(names.count) events")
+                }
+                if Array(got.prefix(2)) != dispatched(Array(names.prefix(2))) {
+                    problems.append("the events before the reset were not all handed over: got \(got.listed)")
+                }
+            }
+            guard problems.isEmpty else {
+                let expected = "\(stream): " + (claims ? "a reconnect with Last-Event-ID: 2, then \(dispatched(names).listed), each once, and finished"
+                    : "\(dispatched(Array(names.prefix(2))).listed), then failed, with no reconnect")
+                var violation = run.expectations.violation(expected, actual: "the call \(said(outcome)) after handing over \(got.listed)",
+                                                           differences: problems)
+                violation.isTimingOnly = outcome.isStillRunning && problems.count == 1
+                throw violation
+            }
+        }
+    }
+}
