@@ -9,6 +9,7 @@ final class StreamCapture: Sendable {
         var late: [ReceivedEvent] = []
         var returned = false
         var cancelledAfter: Int?
+        var cancelledAt: Date?
         var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
@@ -23,6 +24,8 @@ final class StreamCapture: Sendable {
     var late: [ReceivedEvent] { state.current.late }
     /// Events handed over before the check cancelled the call (nil: not cancelled).
     var cancelledAfter: Int? { state.current.cancelledAfter }
+    /// When the check cancelled the call.
+    var cancelledAt: Date? { state.current.cancelledAt }
 
     private func add(_ event: ReceivedEvent) {
         let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
@@ -49,9 +52,12 @@ final class StreamCapture: Sendable {
         for continuation in waiting { continuation.resume() }
     }
 
-    /// Notes how many events had come when the check cancelled the call.
+    /// Notes when, and after how many events, the check cancelled the call.
     func noteCancel() {
-        state.withLock { $0.cancelledAfter = $0.events.count }
+        state.withLock { state in
+            state.cancelledAfter = state.events.count
+            state.cancelledAt = Date()
+        }
     }
 
     /// Returns once `count` events have come, or the call returned.

@@ -59,7 +59,7 @@ extension StreamingChecks {
             }
             guard problems.isEmpty else {
                 var violation = run.expectations.violation("\(stream): \(before.listed), then the stream reported failed (\(what))",
-                                                           actual: "the call \(said(outcome)) after handing over \(got.listed)",
+                                                           actual: "it handed over \(got.listed); the call \(said(outcome))",
                                                            differences: problems)
                 violation.isTimingOnly = outcome.isStillRunning && problems.count == 1
                 throw violation
@@ -102,7 +102,7 @@ extension StreamingChecks {
             guard problems.isEmpty else {
                 let sent = run.expectations.requests(matchingAny: patterns).count
                 var violation = run.expectations.violation("\(stream) to end as failed within \(seconds) s (+\(extra) s) once it stalls",
-                                                           actual: "the call \(said(outcome)) after handing over \(got.listed)",
+                                                           actual: "it handed over \(got.listed); the call \(said(outcome))",
                                                            differences: problems)
                 // Sent once and not yet given up: a loaded machine looks the same as a
                 // timeout too long, until the check runs again.

@@ -29,12 +29,12 @@ extension StreamingChecks {
             let got = capture.events
             var problems = differences(got, expected)
             if got == Array(expected.dropLast()) {
-                problems.append("the last event was never handed over: is an event dispatched only when the next one begins, "
-                                + "or the parser's buffer dropped at the stream's end? An event ends at its empty line")
+                problems.append("the last event was never handed over: an event is dispatched at its own empty line, "
+                                + "not when the next one begins, nor lost with the buffer at the stream's end")
             }
             guard case .returned(.finished, _) = outcome else {
                 var violation = run.expectations.violation("\(stream)'s \(events.count) events, then the stream reported finished",
-                                                           actual: "the call \(said(outcome)); it handed over \(got.count) events",
+                                                           actual: "it handed over \(got.count) events; the call \(said(outcome))",
                                                            differences: problems)
                 violation.isTimingOnly = outcome.isStillRunning && got == expected
                 throw violation

@@ -108,11 +108,12 @@ public enum StreamingChecks {
         }
     }
 
-    /// `returned finished after 0.05 s`.
+    /// `returned finished 0.05 s after it began`.
     static func said<P: Sendable>(_ outcome: CallOutcome<P>) -> String {
         switch outcome {
-        case .returned(let value, let seconds): return "returned \(value) after \(CallOutcome<Int>.format(seconds)) s"
-        default: return outcome.summary
+        case .returned(let value, let seconds): return "returned \(value) \(CallOutcome<Int>.format(seconds)) s after it began"
+        case .threw(let error, let seconds): return "threw \(error) \(CallOutcome<Int>.format(seconds)) s after it began"
+        case .stillRunning(let seconds): return "was still running \(CallOutcome<Int>.format(seconds)) s after it began"
         }
     }
 
@@ -122,7 +123,7 @@ public enum StreamingChecks {
         for index in 0..<max(got.count, expected.count) {
             switch (index < got.count ? got[index] : nil, index < expected.count ? expected[index] : nil) {
             case let (have?, want?) where have != want: lines.append("event \(index + 1): got \(have), want \(want)")
-            case let (have?, nil): lines.append("event \(index + 1): got \(have), which the server never sent")
+            case let (have?, nil): lines.append("event \(index + 1): got \(have), past the \(expected.count) events the stream has")
             case let (nil, want?): lines.append("event \(index + 1): missing \(want)")
             default: break
             }
