@@ -14,6 +14,7 @@ extension OpenAPIContract {
         /// (``ContractTests/EventStreamProvider/stream(_:onEvent:)`` states the contract).
         public var open: @Sendable (Client, _ onEvent: @escaping @Sendable (ReceivedEvent) -> Void) async -> EventStreamEnding
 
+        /// A stream call: `open` makes it; `resumes` says whether the client resumes.
         public init(resumes: Bool = false,
                     open: @escaping @Sendable (Client, _ onEvent: @escaping @Sendable (ReceivedEvent) -> Void) async -> EventStreamEnding) {
             self.resumes = resumes

@@ -21,14 +21,19 @@ import FoundationNetworking
 ///   ID, at most `maximumReconnects` times in a row (an event received starts the count
 ///   again).
 public struct ReferenceEventStreamClient: EventStreamProvider {
+    /// Where the check's server is, and the session configuration and timeout to use.
     public let context: ProviderContext
+    /// Whether a stream that broke is opened again with `Last-Event-ID`.
     public let resumesWithLastEventID: Bool
+    /// Reconnects in a row, without an event between them, before the client gives up.
     public let maximumReconnects: Int
     /// Seconds to wait before a reconnect when the stream gave no `retry:`.
     public let reconnectionTime: TimeInterval
     /// The most a reconnect waits, whatever the stream's `retry:` asks.
     public static let longestReconnectionTime: TimeInterval = 30
 
+    /// A client reaching the check's server through `context`; it resumes unless
+    /// `resumes` is false.
     public init(context: ProviderContext, resumes: Bool = true, maximumReconnects: Int = 3, reconnectionTime: TimeInterval = 1) {
         self.context = context
         self.resumesWithLastEventID = resumes
@@ -36,6 +41,8 @@ public struct ReferenceEventStreamClient: EventStreamProvider {
         self.reconnectionTime = max(0, reconnectionTime)
     }
 
+    /// Reads the stream `request` opens (with `Accept: text/event-stream`), as
+    /// ``EventStreamProvider/stream(_:onEvent:)`` says, resuming where it may.
     public func stream(_ request: URLRequest, onEvent: @escaping @Sendable (ReceivedEvent) -> Void) async -> EventStreamEnding {
         var parser = ServerSentEventParser()
         var reconnects = 0

@@ -46,6 +46,7 @@ public protocol EventStreamProvider: Sendable {
 }
 
 extension EventStreamProvider {
+    /// False: a client reports a broken stream unless it says it resumes.
     public var resumesWithLastEventID: Bool { false }
 }
 
@@ -58,6 +59,7 @@ public enum EventStreamEnding: Sendable, Hashable, CustomStringConvertible {
     /// The caller cancelled the stream.
     case cancelled
 
+    /// `finished`, `failed: why`, `cancelled`.
     public var description: String {
         switch self {
         case .finished: return "finished"

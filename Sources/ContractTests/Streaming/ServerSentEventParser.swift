@@ -11,6 +11,7 @@ public struct ReceivedEvent: Sendable, Hashable, CustomStringConvertible {
     /// to later events until an `id:` field changes it); empty for none.
     public var lastEventID: String
 
+    /// An event of `type` carrying `data`, dispatched when the last event ID was `lastEventID`.
     public init(type: String = "message", data: String, lastEventID: String = "") {
         self.type = type
         self.data = data
@@ -42,6 +43,7 @@ public struct ReceivedEvent: Sendable, Hashable, CustomStringConvertible {
 public struct ServerSentEventParser: Sendable {
     /// Why the stream cannot be read further.
     public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        /// What is wrong with the stream.
         public let description: String
     }
 
@@ -62,6 +64,7 @@ public struct ServerSentEventParser: Sendable {
     private var afterCR = false
     private var seenFirstLine = false
 
+    /// A parser at the start of a stream, refusing lines and events over `maximumEventBytes`.
     public init(maximumEventBytes: Int = 1 << 20) {
         self.maximumEventBytes = max(1, maximumEventBytes)
     }

@@ -50,7 +50,9 @@ public enum StreamingChecks {
 
     /// Why a streaming check cannot run over a transport that does not play event streams.
     public struct UnplayableTransport: Error, CustomStringConvertible {
+        /// The suite's transport.
         public let transport: ContractTransport
+        /// What to do instead.
         public var description: String {
             "event streams are played by the in-process transport only: run the streaming checks with `transport: .inProcess` "
                 + "(the suite's transport is .\(transport.rawValue))"

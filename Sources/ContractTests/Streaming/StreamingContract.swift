@@ -16,6 +16,7 @@ import FoundationNetworking
 /// The checks (ids `stream.…`): `events.order`, `events.split`, `ending.drop`,
 /// `ending.no-terminator`, `stall`, `cancellation`, `resume`.
 public enum StreamingContract {
+    /// A check of an ``EventStreamProvider``.
     public typealias Check = ContractCheck<any EventStreamProvider>
 
     /// The suite, run by default in process: event streams are played by the in-process
