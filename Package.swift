@@ -167,15 +167,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Benchmarks/bench.py times the contract suites with this (not a product).
-        .executableTarget(name: "contract-timing", dependencies: ["ContractTests", "MockFixtures"], path: "Benchmarks/ContractTiming"),
-        // The floor for Benchmarks/bench.py: the least a SwiftNIO server does to answer the same bytes.
-        .executableTarget(name: "nio-floor", dependencies: [
-            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            .product(name: "NIOTLS", package: "swift-nio"), .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-            .product(name: "NIOHPACK", package: "swift-nio-http2"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-        ], path: "Benchmarks/NIOFloor"),
         // Test-only support shared by the test targets (they run in one process).
         .target(name: "TestSupport", dependencies: ["MockServer", "MockServerTLS", "ContractTests"], path: "Tests/TestSupport"),
         .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "MockFixtures"]),
@@ -198,7 +189,7 @@ let package = Package(
         .testTarget(
             name: "MockServerOpenAPITests",
             dependencies: [
-                "MockServerOpenAPI", "MockServer", "Scenarios", "MockFixtures",
+                "MockServerOpenAPI", "MockServer", "Scenarios", "MockFixtures", "TestSupport",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
@@ -206,7 +197,7 @@ let package = Package(
         .testTarget(
             name: "OpenAPIDocumentAPITests",
             dependencies: ["OpenAPIDocumentAPI", "OpenAPIDocumentAPITesting", "OpenAPIDocumentContract", "ContractTestsTesting", "ContractTests",
-                           "Scenarios", "MockFixtures"],
+                           "Scenarios", "MockFixtures", "TestSupport"],
             resources: [.copy("Documents")]
         ),
         // Runs the built `mock-server` binary as a user would (exit codes, signals, --help).

@@ -1115,8 +1115,8 @@ def growth_section(args, nginx_binary, cores, folder, routes):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build/release/mock-server"))
-    parser.add_argument("--contract-timing", default=os.path.join(ROOT, ".build/release/contract-timing"))
-    parser.add_argument("--floor", default=os.path.join(ROOT, ".build/release/nio-floor"))
+    parser.add_argument("--contract-timing", default=os.path.join(ROOT, "Benchmarks/.build/release/contract-timing"))
+    parser.add_argument("--floor", default=os.path.join(ROOT, "Benchmarks/.build/release/nio-floor"))
     parser.add_argument("--dynamic-binary", default=os.path.join(ROOT, ".build-dynamic/release/mock-server"),
                         help="the binary `swift build -c release` makes (Swift runtime linked dynamically), measured beside the static one")
     parser.add_argument("--servers", type=int, default=1000, help="per-test servers started for their figure")

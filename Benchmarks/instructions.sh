@@ -7,7 +7,7 @@
 #
 #   Benchmarks/instructions.sh [--cache] [--h2 | --https | --upload] [MOCK_BINARY [FLOOR_BINARY]]
 #
-# Defaults: .build/release/mock-server and .build/release/nio-floor (`Benchmarks/run.sh`
+# Defaults: .build/release/mock-server and Benchmarks/.build/release/nio-floor (`Benchmarks/run.sh`
 # builds both). --h2 measures /menu over TLS and HTTP/2 (h2load -m 10) instead, --https
 # /menu over TLS and HTTP/1.1 (keep-alive, as the benchmark's HTTPS row).
 # --upload measures the mock alone (the floor reads no bodies): three POSTs of 4 MB each
@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 mock=${1:-.build/release/mock-server}
-floor=${2:-.build/release/nio-floor}
+floor=${2:-Benchmarks/.build/release/nio-floor}
 for binary in "$mock" "$floor"; do
   [ -x "$binary" ] || { echo "instructions.sh: $binary not found (build it with Benchmarks/run.sh or swift build -c release)" >&2; exit 2; }
 done

@@ -23,8 +23,8 @@ fi
 # Statically linked Swift runtime and Foundation, as a server is deployed: fewer
 # libraries to load and relocate at start (measured: 15 ms and 6 MB less).
 swift build -c release --static-swift-stdlib --product mock-server
-swift build -c release --static-swift-stdlib --product contract-timing
-swift build -c release --static-swift-stdlib --product nio-floor
+swift build -c release --static-swift-stdlib --package-path Benchmarks --product contract-timing
+swift build -c release --static-swift-stdlib --package-path Benchmarks --product nio-floor
 # The binary users get from `swift build -c release` (the Swift runtime and Foundation
 # linked dynamically), measured beside the static one (#24). A folder of its own: built
 # in .build, switching between the two rebuilt every module (7.5 minutes here). Not for

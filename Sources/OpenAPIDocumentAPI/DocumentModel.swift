@@ -2,21 +2,29 @@ import Foundation
 import Scenarios
 
 /// A loaded OpenAPI document, read once and shared by every engine that serves it: the
-/// document as OpenAPI 3.1 JSON, its operations, where they are served, and what of it
-/// the mock cannot serve.
+/// document as OpenAPI 3.1 JSON, its operations, where they are served, and what the mock
+/// repaired, skipped or does not serve of it.
 public final class OpenAPIDocument: Sendable {
     /// The file it was read from.
     public let file: String
-    /// The document as OpenAPI 3.1 JSON (3.0 converted, external references resolved):
-    /// what `/__admin/openapi/NAME` serves and requests are checked against.
+    /// The document as OpenAPI 3.1 JSON (3.0 and Swagger 2.0 converted, external references
+    /// resolved, mistakes repaired, parts that cannot be read left out): what
+    /// `/__admin/openapi/NAME` serves and requests are checked against.
     public let json: JSONValue
-    /// What the document has that the mock does not serve (callbacks, webhooks, XML-only
-    /// bodies, examples that break their schema), one sentence each.
-    public let warnings: [String]
+    /// What the mock repaired, skipped and does not serve, each with its file and JSON pointer.
+    public let notes: [DocumentNote]
+    /// The notes as sentences (`pointer: what was done`), one each.
+    public var warnings: [String] { notes.map(\.description) }
+    /// The version the file declares (`2.0` for a Swagger document, converted).
+    public let declaredVersion: String
     /// The paths its operations are served under (`servers`' paths; "" for the root).
     public let basePaths: [String]
     /// The host names of its absolute `servers` URLs, loopback names left out.
     public let hosts: [String]
+    /// How many files were read for it (more than one for a split document).
+    public let fileCount: Int
+    /// The bytes of the files read for it.
+    public let byteCount: Int
 
     /// How many operations it has (each answers).
     public var operationCount: Int { operations.count }
@@ -24,35 +32,64 @@ public final class OpenAPIDocument: Sendable {
     /// Its operations, by path then method.
     public let operations: [DocumentOperation]
     let validator: SchemaValidator
-    /// The document's checker, for `--strict` answers.
+    /// The document's checker, for `--strict` answers, shared by every engine serving it.
     let conformance: RequestConformance
     /// Collections and their items, as the paths say (`/pets`, `/pets/{id}`).
     let collections: [ResourceCollection]
 
-    init(file: String, json: JSONValue) {
+    /// A document of `json` (OpenAPI 3.1) as if read from `file`, with nothing repaired.
+    convenience init(file: String, json: JSONValue) {
+        self.init(file: file, json: json, notes: [], declaredVersion: json["openapi"]?.stringValue ?? "3.1.0", fileCount: 1, byteCount: 0)
+    }
+
+    init(file: String, json: JSONValue, notes loaded: [DocumentNote], declaredVersion: String, fileCount: Int, byteCount: Int) {
         self.file = file
         self.json = json
+        self.declaredVersion = declaredVersion
+        self.fileCount = fileCount
+        self.byteCount = byteCount
         validator = SchemaValidator(document: json)
         basePaths = RequestConformance.basePaths(of: json)
         hosts = Self.hosts(of: json)
-        var warnings: [String] = []
+        var notes = loaded
         var operations: [DocumentOperation] = []
         for (path, item) in (json["paths"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
             let item = validator.resolved(item)
             let shared = (item["parameters"]?.arrayValue ?? []).map(validator.resolved)
             for (method, operation) in (item.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) where RequestConformance.methods.contains(method) {
                 let made = DocumentOperation(method: method.uppercased(), path: path, operation: operation, shared: shared,
-                                             validator: validator, warnings: &warnings)
+                                             validator: validator, file: file, notes: &notes)
                 operations.append(made)
             }
         }
         if let webhooks = json["webhooks"]?.objectValue, !webhooks.isEmpty {
-            warnings.append("webhooks (\(webhooks.keys.sorted().joined(separator: ", "))) are not sent: the mock never calls out")
+            notes.append(DocumentNote(.notServed, file: file, pointer: "/webhooks",
+                                      "webhooks (\(webhooks.keys.sorted().joined(separator: ", "))) are not sent: the mock never calls out"))
         }
         self.operations = operations
-        self.warnings = warnings
         conformance = RequestConformance(documents: [json])
+        for operation in operations {
+            let pointer = JSONPointer.pointer(["paths", operation.path, operation.method.lowercased()])
+            if !operation.security.alternatives.isEmpty, operation.response(for: 401) == nil, !operation.documents(403) {
+                notes.append(DocumentNote(.undocumented, file: file, pointer: pointer,
+                                          "\(operation.method) \(operation.path) asks for credentials and documents no 401; a request without them is answered 401",
+                                          group: "operations asking for credentials that document no 401 answer 401"))
+            }
+            if operation.response(for: DocumentSimulator.rejectionStatus(operation)) == nil {
+                notes.append(DocumentNote(.undocumented, file: file, pointer: pointer,
+                                          "\(operation.method) \(operation.path) documents neither 400, 422, 4XX nor default; with --strict a request that breaks the document is answered 400",
+                                          group: "operations documenting no answer to a bad request answer it 400 (--strict)"))
+            }
+        }
         collections = ResourceCollection.infer(operations, validator: validator)
+        for collection in collections {
+            for operation in operations where operation.path == collection.itemPath && MissingItem.status(for: operation) == nil {
+                notes.append(DocumentNote(.undocumented, file: file, pointer: JSONPointer.pointer(["paths", operation.path, operation.method.lowercased()]),
+                                          "\(operation.method) \(operation.path) documents no 4xx; a missing item is answered 404",
+                                          group: "operations documenting no 4xx answer a missing item 404"))
+            }
+        }
+        self.notes = notes
     }
 
     private static func hosts(of json: JSONValue) -> [String] {
@@ -85,11 +122,14 @@ public struct DocumentOperation: Sendable {
     /// The operation's query parameters by name (path item's included).
     let queryParameters: [String: JSONValue]
     let requestSchema: JSONValue?
+    /// Whether the request body's schema has a boolean `stream` field (a streaming LLM
+    /// API's way to ask for events).
+    let asksForStreams: Bool
     /// The credentials it asks for.
     let security: SecurityRequirements
 
     init(method: String, path: String, operation: JSONValue, shared: [JSONValue], validator: SchemaValidator,
-         warnings: inout [String]) {
+         file: String, notes: inout [DocumentNote]) {
         self.method = method
         self.path = path
         let name = operation["operationId"]?.stringValue ?? "\(method) \(path)"
@@ -103,25 +143,43 @@ public struct DocumentOperation: Sendable {
         security = SecurityRequirements(operation: operation, document: validator.document, validator: validator)
         let body = operation["requestBody"].map(validator.resolved)
         requestSchema = (body?["content"]?.objectValue ?? [:]).first { DocumentResponse.isJSON($0.key) }?.value["schema"]
+        asksForStreams = requestSchema.flatMap { Schemas.properties($0, validator: validator)["stream"] }
+            .map { validator.problems(.bool(true), against: $0).isEmpty } ?? false
+        let pointer = JSONPointer.pointer(["paths", path, method.lowercased()])
         if let callbacks = operation["callbacks"]?.objectValue, !callbacks.isEmpty {
-            warnings.append("\(method) \(path): callbacks (\(callbacks.keys.sorted().joined(separator: ", "))) are not made: the mock never calls out")
+            notes.append(DocumentNote(.notServed, file: file, pointer: pointer + "/callbacks",
+                                      "\(method) \(path): callbacks (\(callbacks.keys.sorted().joined(separator: ", "))) are not made: the mock never calls out",
+                                      group: "callbacks are not made: the mock never calls out"))
         }
         var responses: [DocumentResponse] = []
         for (code, response) in (operation["responses"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
-            let made = DocumentResponse(code: code, response: validator.resolved(response), validator: validator)
+            var made = DocumentResponse(code: code, response: validator.resolved(response), validator: validator)
+            let responsePointer = pointer + "/responses/" + JSONPointer.escape(code)
             if !made.contents.isEmpty, made.contents.allSatisfy({ $0.isXML }) {
-                warnings.append("\(method) \(path) \(code): an XML-only body (\(made.contents.map(\.type).joined(separator: ", "))) is answered with its example text or empty")
+                notes.append(DocumentNote(.notServed, file: file, pointer: responsePointer,
+                                          "\(method) \(path) \(code): an XML-only body (\(made.contents.map(\.type).joined(separator: ", "))) is answered with its example text or empty",
+                                          group: "an XML-only body is answered with its example text or empty"))
             }
-            for content in made.contents {
+            for (index, content) in made.contents.enumerated() {
                 for (exampleName, value) in content.examples {
                     guard let schema = content.schema, content.isJSON else { continue }
                     let problems = validator.problems(value, against: schema)
                     if let first = problems.first {
-                        warnings.append("\(method) \(path) \(code) \(content.type): the example \"\(exampleName)\" breaks its schema (\(first)); it is served as written")
+                        made.contents[index].brokenExamples.insert(exampleName)
+                        notes.append(DocumentNote(.notServed, file: file, pointer: responsePointer + "/content/" + JSONPointer.escape(content.type),
+                                                  "\(method) \(path) \(code) \(content.type): the example \"\(exampleName)\" breaks its schema (\(first)); a value made from the schema is answered instead (Prefer: example=\(Prefer.word(exampleName)) answers it as written)",
+                                                  group: "an example that breaks its schema is answered only when asked for by name"))
                     }
                 }
+                for name in content.unreadableExamples {
+                    notes.append(DocumentNote(.skipped, file: file, pointer: responsePointer + "/content/" + JSONPointer.escape(content.type) + "/examples/" + JSONPointer.escape(name),
+                                              "\(method) \(path) \(code) \(content.type): the example \"\(name)\" cannot be read (no value, or a $ref naming nothing); skipped",
+                                              group: "an example that cannot be read skipped"))
+                }
                 if content.externalExamples > 0 {
-                    warnings.append("\(method) \(path) \(code) \(content.type): \(content.externalExamples) example(s) by externalValue are not fetched")
+                    notes.append(DocumentNote(.notServed, file: file, pointer: responsePointer + "/content/" + JSONPointer.escape(content.type),
+                                              "\(method) \(path) \(code) \(content.type): \(content.externalExamples) example(s) by externalValue are not fetched",
+                                              group: "examples by externalValue are not fetched"))
                 }
             }
             responses.append(made)
@@ -158,7 +216,15 @@ struct DocumentResponse: Sendable {
         /// The media type's `example`, then its `examples` by name (JSON objects keep no order).
         let examples: [(name: String, value: JSONValue)]
         let externalExamples: Int
+        /// The names of examples that cannot be read (a `$ref` naming nothing, no `value`).
+        var unreadableExamples: [String] = []
+        /// The names of examples that break the schema: not answered unless asked for by name.
+        var brokenExamples: Set<String> = []
+        /// The example answered when none is asked for: the first that keeps the schema.
+        var servedExample: (name: String, value: JSONValue)? { examples.first { !brokenExamples.contains($0.name) } }
         var isJSON: Bool { DocumentResponse.isJSON(type) }
+        /// Whether it is a Server-Sent Events stream (`text/event-stream`).
+        var isEventStream: Bool { type.lowercased().hasPrefix("text/event-stream") }
         var isXML: Bool { type.lowercased().contains("xml") }
     }
 
@@ -172,7 +238,7 @@ struct DocumentResponse: Sendable {
     /// The status answered: the code, a range's first (`4XX` is 400), `default`'s 200.
     let status: Int
     let isRange: Bool
-    let contents: [Content]
+    var contents: [Content]
     let headers: [Header]
 
     init(code: String, response: JSONValue, validator: SchemaValidator) {
@@ -191,6 +257,7 @@ struct DocumentResponse: Sendable {
         for (type, media) in response["content"]?.objectValue ?? [:] {
             var examples: [(name: String, value: JSONValue)] = []
             var external = 0
+            var unreadable: [String] = []
             if let example = media["example"] { examples.append((name: "example", value: example)) }
             let named = media["examples"]?.objectValue ?? [:]
             for exampleName in named.keys.sorted() {
@@ -199,9 +266,11 @@ struct DocumentResponse: Sendable {
                     examples.append((name: exampleName, value: value))
                 } else if entry["externalValue"] != nil {
                     external += 1
+                } else {
+                    unreadable.append(exampleName)
                 }
             }
-            contents.append(Content(type: type, schema: media["schema"], examples: examples, externalExamples: external))
+            contents.append(Content(type: type, schema: media["schema"], examples: examples, externalExamples: external, unreadableExamples: unreadable))
         }
         // JSON first, then other types, each group by name: the order a client that
         // accepts anything gets them in.

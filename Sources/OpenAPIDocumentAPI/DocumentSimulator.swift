@@ -46,8 +46,7 @@ public struct DocumentSimulator: ServedAPI {
     }
 
     public var openAPI: OpenAPISource? {
-        let json = document.json
-        return OpenAPISource { _, _ in json }
+        OpenAPISource(document: document.json, conformance: document.conformance)
     }
 
     public func snapshot() -> DocumentAPIState { store.snapshot() }
@@ -81,32 +80,58 @@ public struct DocumentSimulator: ServedAPI {
         }
     }
 
-    /// The answer to a request that breaks the document: 422 where the operation
-    /// documents it, else 400, with the documented body when it has one (its text fields
-    /// carrying the reason) and the violations by JSON path and pointer.
+    /// The answer to a request that breaks the document, with the status
+    /// `rejectionStatus(_:)` chooses, the documented body when it has one (its text fields
+    /// carrying the reason, in its own media type) and the violations by JSON path and pointer.
     private func rejection(_ operation: DocumentOperation, _ violations: [RequestViolation], _ request: MockRequest) -> ResponsePlan {
-        let status = operation.documents(422) && !operation.documents(400) ? 422 : 400
+        let status = Self.rejectionStatus(operation, violations)
         let reason = violations.map(\.description).joined(separator: "; ")
         let listed: JSONValue = .array(violations.map { violation in
             ["path": .string(violation.path), "pointer": .string(Self.pointer(violation.path)), "reason": .string(violation.reason)]
         })
-        var body: JSONValue = ["error": true, "reason": .string(reason), "violations": listed]
+        let body: JSONValue = ["error": true, "reason": .string(reason), "violations": listed]
         if let index = operation.response(for: status), let content = operation.responses[index].contents.first(where: \.isJSON),
            let schema = content.schema {
-            let documented = content.examples.first?.value ?? answers.value(schema, key: "\(operation.method) \(operation.path) \(status) rejection")
-            body = Self.withReason(documented, reason, schema: schema, validator: document.validator, fallback: body)
+            let documented = content.servedExample?.value ?? answers.value(schema, key: "\(operation.method) \(operation.path) \(status) rejection")
+            let chosen = DocumentAnswers.Chosen(response: operation.responses[index], status: status, content: content,
+                                                body: Self.withReason(documented, reason, schema: schema, validator: document.validator, fallback: documented))
+            return answers.plan(chosen, request)
+        }
+        if let index = operation.response(for: status) {
+            // A documented answer without a JSON body: its status, headers and media type.
+            let chosen = DocumentAnswers.Chosen(response: operation.responses[index], status: status,
+                                                content: operation.responses[index].contents.first, body: nil)
+            var plan = answers.plan(chosen, request)
+            if plan.body.isEmpty, plan.headers["Content-Type"] == nil {
+                plan = .json(status, body)
+            }
+            return plan
         }
         return .json(status, body)
     }
 
-    /// The answer to a request without the credentials the operation asks for: 401, with
-    /// the documented body when there is one.
+    /// The status of an answer to a request that breaks the document: 400 where the
+    /// operation documents it, else 422 where it does, else 400 by its `4XX` or `default`;
+    /// else, when only path parameters are wrong (a malformed id), its documented 404; else
+    /// an undocumented 400 (the document's notes name such operations).
+    static func rejectionStatus(_ operation: DocumentOperation, _ violations: [RequestViolation] = []) -> Int {
+        if operation.documents(400) { return 400 }
+        if operation.documents(422) { return 422 }
+        if operation.response(for: 400) != nil { return 400 }
+        if !violations.isEmpty, violations.allSatisfy({ $0.path.hasPrefix("$.path.") }), operation.documents(404) { return 404 }
+        return 400
+    }
+
+    /// The answer to a request without the credentials the operation asks for: 401 where
+    /// documented, else 403 where documented, else 401 (by a `4XX` or `default`, or
+    /// undocumented), with the documented body when there is one.
     private func unauthorized(_ operation: DocumentOperation, _ request: MockRequest) -> ResponsePlan {
         let reason = "the operation needs credentials: \(operation.security.described)"
+        let status = !operation.documents(401) && operation.documents(403) ? 403 : 401
         var plan: ResponsePlan
-        if operation.response(for: 401) != nil {
+        if operation.response(for: status) != nil {
             var prefer = Prefer(request)
-            prefer.code = 401
+            prefer.code = status
             prefer.example = nil
             switch answers.choose(operation, prefer, request) {
             case .success(var chosen):
@@ -115,10 +140,10 @@ public struct DocumentSimulator: ServedAPI {
                 }
                 plan = answers.plan(chosen, request)
             case .failure:
-                plan = .error(401, reason)
+                plan = .error(status, reason)
             }
         } else {
-            plan = .error(401, reason)
+            plan = .error(status, reason)
         }
         plan.headers.set("WWW-Authenticate", operation.security.challenge)
         return plan

@@ -104,7 +104,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("map"), help: ArgumentHelp("Answer requests to HOST (its Host header) with API alone, as for the APIs' own hosts; repeat for several. API is one of: \(BuiltInAPIs.all.map(\.name).joined(separator: ", ")).", valueName: "host=api"))
     var map: [String] = []
 
-    @Option(name: .customLong("api"), help: ArgumentHelp("Serve the API of this OpenAPI 3.0 or 3.1 document (YAML or JSON) beside the built-in ones, under its servers URL's path; repeat for several. Its name (for /__admin/openapi/NAME and --map) is the file's name in lower case; give another as NAME=FILE.", valueName: "file"))
+    @Option(name: .customLong("api"), help: ArgumentHelp("Serve the API of this OpenAPI 3.0, 3.1 or 3.2 document, or Swagger 2.0 one (YAML or JSON, $refs across any number of files), beside the built-in ones, under its servers URL's path; repeat for several. Its name (for /__admin/openapi/NAME and --map) is the file's name in lower case; give another as NAME=FILE.", valueName: "file"))
     var api: [String] = []
 
     @Flag(help: "With --api, answer every request from the document alone: POST to a collection keeps nothing for a later GET.")
@@ -296,11 +296,16 @@ struct ServeSettings: Equatable, Sendable {
             for api in documentAPIs {
                 let document = try api.document()
                 logger.info("serving an OpenAPI document", metadata: [
-                    "api": "\(api.name)", "file": "\(document.file)", "operations": "\(document.operationCount)",
+                    "api": "\(api.name)", "file": "\(document.file)", "files": "\(document.fileCount)", "operations": "\(document.operationCount)",
                     "paths": "\(document.basePaths.map { $0.isEmpty ? "/" : $0 }.joined(separator: ", "))",
                     "hosts": "\(api.hosts.joined(separator: ", "))"])
-                for warning in document.warnings {
-                    logger.warning("not served: \(warning)", metadata: ["api": "\(api.name)"])
+                if document.declaredVersion == "2.0" {
+                    logger.info("a Swagger 2.0 document, read as OpenAPI 3.1", metadata: ["api": "\(api.name)"])
+                }
+                for kind in DocumentNote.Kind.allCases {
+                    for line in document.notes.filter({ $0.kind == kind }).summarized(root: document.file) {
+                        logger.warning("\(kind.label): \(line)", metadata: ["api": "\(api.name)"])
+                    }
                 }
             }
             let selection = try ScenarioOption.resolve(scenario)

@@ -7,15 +7,18 @@ import Scenarios
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check scenario files, fixture folders and OpenAPI documents; report every problem with file, JSON path and reason.",
-        discussion: "A path may be a scenario file, a fixture folder (holding a folder per API: restaurant/, openmarket/), a fixture file inside one, or an OpenAPI document for --api (a YAML file, or JSON with an \"openapi\" key; what the mock would not serve of it is printed as warnings). Exit status 0 when all are valid, 2 otherwise.")
+        discussion: "A path may be a scenario file, a fixture folder (holding a folder per API: restaurant/, openmarket/), a fixture file inside one, or an OpenAPI document for --api (a YAML file, or JSON with an \"openapi\" or \"swagger\" key). What the mock repairs, skips or does not serve of a document is printed as warnings, each with its file and JSON pointer; the document is refused only when nothing in it can be served. With --strict any such problem, and anything OpenAPIKit finds, refuses it: for the CI of the document itself. Exit status 0 when all are valid, 2 otherwise.")
 
     @Argument(help: ArgumentHelp("Files or folders to check.", valueName: "path"))
     var paths: [String]
 
+    @Flag(help: "Refuse an OpenAPI document on any problem: a mistake the mock would repair, a part it would skip, or what OpenAPIKit's validation finds.")
+    var strict = false
+
     func run() throws {
         var problems: [FixtureProblem] = []
         for path in paths {
-            let found = Self.check(URL(fileURLWithPath: path))
+            let found = Self.check(URL(fileURLWithPath: path), strict: strict)
             if found.isEmpty { print("ok: \(path)") }
             problems += found
         }
@@ -25,7 +28,7 @@ struct Validate: ParsableCommand {
     /// The folders that hold an API's fixtures, named as the API.
     static let apiFolders = Set(BuiltInAPIs.all.map(\.name))
 
-    static func check(_ url: URL) -> [FixtureProblem] {
+    static func check(_ url: URL, strict: Bool = false) -> [FixtureProblem] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
             return [FixtureProblem(file: url.path, reason: "no such file or folder")]
@@ -42,8 +45,9 @@ struct Validate: ParsableCommand {
                 return []
             }
             if isOpenAPIDocument(url) {
-                for warning in try OpenAPIDocumentAPI.read(url).warnings {
-                    FileHandle.standardError.write(Data("warning: \(url.path): not served: \(warning)\n".utf8))
+                if strict { return OpenAPIDocumentAPI.strictProblems(url) }
+                for note in try OpenAPIDocumentAPI.read(url).notes {
+                    FileHandle.standardError.write(Data("warning: \(note.file): \(note.pointer.isEmpty ? "" : note.pointer + ": ")\(note.kind.label): \(note.message)\n".utf8))
                 }
                 return []
             }

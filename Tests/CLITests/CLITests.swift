@@ -31,7 +31,8 @@ import FoundationNetworking
             let child = try MockServerProcess(["--port", "0"])
             _ = try #require(await child.firstLine())
             child.signal(signal)
-            if await child.waitForExit(timeout: 10) != 0 { missed += 1 }
+            // 120 s only bounds a lost signal (a clean stop takes milliseconds), however loaded the machine.
+            if await child.waitForExit(timeout: 120) != 0 { missed += 1 }
         }
         #expect(missed == 0, "\(missed) of 15 servers did not stop cleanly on a signal sent right after they listened")
     }
@@ -54,8 +55,9 @@ import FoundationNetworking
         let line = try #require(await child.firstLine(of: child.stderr))
         #expect(line.contains("reading fixtures"), "\(line)")
         child.signal(signal)
-        // -1: still running after 60 s, and killed.
-        #expect(await child.waitForExit(timeout: 60) != -1)
+        // -1: still running after 5 minutes (a bound for a lost signal, which a loaded
+        // machine reading 150 MB does not reach), and killed.
+        #expect(await child.waitForExit(timeout: 300) != -1)
     }
 
     @Test func portInUseIsOneLineAndStatus1() async throws {
@@ -196,7 +198,7 @@ import FoundationNetworking
 @Suite struct DriftCLITests {
     /// Heavy (two servers, drift playing every variant): holds the test gate shared.
     @Test func exitsOneOnDriftWithJUnitAndZeroWithout() async throws {
-        try await withTestGate(exclusive: false) { try await driftExits() }
+        try await driftExits()
     }
 
     func driftExits() async throws {

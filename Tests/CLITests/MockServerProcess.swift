@@ -61,7 +61,9 @@ final class MockServerProcess: @unchecked Sendable {
         }
     }
 
-    func waitForExit(timeout: TimeInterval = 30) async -> Int32 {
+    /// Waits for the process to exit, at most `timeout` seconds (then kills it): the bound only
+    /// decides how long a failure takes, so it is generous for a loaded machine.
+    func waitForExit(timeout: TimeInterval = 300) async -> Int32 {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline {
             try? await Task.sleep(nanoseconds: 20_000_000)
@@ -76,7 +78,7 @@ final class MockServerProcess: @unchecked Sendable {
     }
 
     func readAll(_ pipe: Pipe) -> String {
-        String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        String(decoding: Pipe.readToEnd(pipe.fileHandleForReading), as: UTF8.self)
     }
 
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }

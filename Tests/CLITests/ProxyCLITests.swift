@@ -8,8 +8,6 @@ import FoundationNetworking
 /// `mock-server --proxy-port` and `mock-server proxy-setup` as a user runs them.
 @Suite struct ProxyCLITests {
     @Test(.requires(.curl)) func theProxyPortAnswersTheRealHostWithTheLocalCA() async throws {
-        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let folder = TLSCLITests.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let child = try MockServerProcess(["--port", "0", "--proxy-port", "0", "--ca-dir", folder.path, "--log-level", "error"])

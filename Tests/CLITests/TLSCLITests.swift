@@ -12,8 +12,6 @@ import FoundationNetworking
     }
 
     @Test(.requires(.openssl)) func caPrintsItsPathAndFingerprintAndMakesItOnce() async throws {
-        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let folder = Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let (status, stdout, stderr) = try await MockServerProcess.run(["ca", "--ca-dir", folder.path])
@@ -43,8 +41,6 @@ import FoundationNetworking
     /// test must not do to the machine's simulators.
     @Test(.disabled(if: runsSimctl, "on macOS `ca --simulator` runs xcrun simctl against this Mac's simulators"))
     func caForTheSimulatorGivesTheSimctlCommand() async throws {
-        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let folder = Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let (status, stdout, stderr) = try await MockServerProcess.run(["ca", "--ca-dir", folder.path, "--simulator", "booted"])
@@ -58,8 +54,6 @@ import FoundationNetworking
     /// empty (made by hand).
     @Test(arguments: [false, true])
     func processesMakingOneCAAtOnceShareIt(folderExists: Bool) async throws {
-        await TestGate.shared.acquire(exclusive: false)   // spawns processes: heavy, kept off timing tests
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let folder = Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         if folderExists { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
@@ -81,8 +75,6 @@ import FoundationNetworking
     }
 
     @Test func anUnusableCAFolderExitsWith2AndSaysWhy() async throws {
-        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let folder = Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -97,8 +89,6 @@ import FoundationNetworking
     }
 
     @Test func badTLSArgumentsExitWith2() async throws {
-        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         for arguments in [["--tls", "--san", "bad name!"], ["--ca-dir", "/tmp/x"], ["--tls-port", "99999"]] {
             let (status, _, stderr) = try await MockServerProcess.run(["--port", "0"] + arguments)
             #expect(status == 2, "\(arguments): \(stderr)")
@@ -108,8 +98,6 @@ import FoundationNetworking
 
     /// `--tls-port` serves both schemes; the lines printed say where, and where the CA is.
     @Test(.requires(.curl)) func tlsPortServesBothSchemesAndPrintsTheCA() async throws {
-        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let folder = Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let child = try MockServerProcess(["--port", "0", "--tls-port", "0", "--ca-dir", folder.path])

@@ -310,7 +310,7 @@ struct BrokenOpenMarketProvider: OpenMarketProvider {
 @Suite(.serialized) struct BrokenOpenMarketProviderTests {
     @Test(arguments: OpenMarketDefect.allCases)
     func eachDefectFailsExactlyItsCheck(defect: OpenMarketDefect) async throws {
-        let report = await withTestGate(exclusive: false) { await OpenMarketContract.suite(configuration()).run { BrokenOpenMarketProvider(defect, context: $0) } }
+        let report = await OpenMarketContract.suite(configuration()).run { BrokenOpenMarketProvider(defect, context: $0) }
         let (failing, phrase) = defect.expectation
         #expect(Set(report.failures.map(\.id)) == failing, "\(defect): \(report)")
         let messages = report.failures.compactMap(\.message).joined(separator: "\n")

@@ -179,7 +179,7 @@ struct BrokenRestaurantProvider: RestaurantProvider {
 @Suite(.serialized) struct BrokenRestaurantProviderTests {
     @Test(arguments: RestaurantDefect.allCases)
     func eachDefectFailsExactlyItsCheck(defect: RestaurantDefect) async throws {
-        let report = await withTestGate(exclusive: false) { await RestaurantContract.suite(configuration()).run { BrokenRestaurantProvider(defect, context: $0) } }
+        let report = await RestaurantContract.suite(configuration()).run { BrokenRestaurantProvider(defect, context: $0) }
         let (failing, phrase) = defect.expectation
         #expect(Set(report.failures.map(\.id)) == failing, "\(defect): \(report)")
         let messages = report.failures.compactMap(\.message).joined(separator: "\n")

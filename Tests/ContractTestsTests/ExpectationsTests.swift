@@ -106,7 +106,7 @@ import FoundationXML
 
     @Test func passesOnTheReferenceProvider() async {
         let suite = RestaurantContract.suite(configuration()).only(["restaurant.order"]).adding(Self.ordersOnlyAfterBrowsing)
-        let report = await withTestGate(exclusive: false) { await suite.run { ReferenceRestaurantProvider(context: $0) } }
+        let report = await suite.run { ReferenceRestaurantProvider(context: $0) }
         #expect(report.result("my-app.orders-after-browsing")?.passed == true, "\(report)")
         #expect(report.results.count == 5)   // restaurant.order.request, .decoding, .errors, .no-retry + the user's
         expectContract(report)

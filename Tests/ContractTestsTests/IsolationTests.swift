@@ -47,7 +47,15 @@ struct ThreadBlockingProvider: RestaurantProvider {
         try await TestCA.prepare(transport == .secureSockets)
         // More blocked threads than the cooperative pool has (one per core).
         let blockers = ProcessInfo.processInfo.activeProcessorCount + 1
+        // End to end on the real clock: what is shown is that a check's own timing does not
+        // wait for the threads its neighbours block. A 10 s timeout with a 10 s margin: the
+        // slow answer (6 s) lands 4 s inside the timeout, and the hang check's 20 s limit is
+        // far below the cap a check without isolation would measure; a loaded 2-core machine
+        // has not come near either margin.
         var configuration = configuration(transport: transport)
+        configuration.timeout = 10
+        configuration.timeoutMargin = 10
+        configuration.checkTimeLimit = 600
         configuration.parallelism = blockers + 2
         // One attempt: this is about isolation, and a second attempt after the neighbours
         // let go would pass without it.
@@ -59,17 +67,15 @@ struct ThreadBlockingProvider: RestaurantProvider {
             })
         }
         // The neighbours hold their threads until both timing checks' calls have ended. With
-        // isolation that is the timeout (3 s); without it the calls' continuations wait for
+        // isolation that is the timeout (10 s); without it the calls' continuations wait for
         // a pool thread that the neighbours hold, so nothing ends before the cap, and the
-        // hang check measures at least the cap against its 5 s.
+        // hang check measures at least the cap against its 20 s.
         let ended = Locked(0)
         let blocked = Locked(0)
-        let cap: TimeInterval = 20
-        let report = await withTestGate(exclusive: true) {
-            await suite.run {
-                ThreadBlockingProvider(reference: ReferenceRestaurantProvider(context: $0), ended: ended,
-                                       release: { ended.current >= 2 }, cap: cap, blocked: blocked)
-            }
+        let cap: TimeInterval = 120
+        let report = await suite.run {
+            ThreadBlockingProvider(reference: ReferenceRestaurantProvider(context: $0), ended: ended,
+                                   release: { ended.current >= 2 }, cap: cap, blocked: blocked)
         }
         #expect(report.passed, "\(report)")
         #expect(ended.current == 2, "\(report)")

@@ -4,11 +4,12 @@ import Foundation
 import FoundationNetworking
 #endif
 import Scenarios
+import TestSupport
 import Testing
 
 /// `CheckRun.inParallel`: the parts of a check run at once, each on a fresh server of its
 /// own with a provider of its own (#24: the no-retry checks' three waits overlap).
-@Suite struct ParallelPartsTests {
+@Suite(.timeLimit(.minutes(10))) struct ParallelPartsTests {
     /// Waits until `count` parts have arrived: parts run one after another never all arrive.
     actor Barrier {
         let count: Int
@@ -16,7 +17,8 @@ import Testing
         private var waiting: [CheckedContinuation<Void, Never>] = []
         init(count: Int) { self.count = count }
 
-        /// Whether every part arrived before `seconds` passed.
+        /// Whether every part arrived before `seconds` passed. The bound only decides how
+        /// long a failure takes: parts that run at once arrive together and cancel it.
         func arrive(within seconds: Double) async -> Bool {
             arrived += 1
             if arrived == count {
@@ -56,16 +58,19 @@ import Testing
                 try run.use("part-\(index)")
                 // Part i asks i + 1 times: each server's journal holds its own part's requests only.
                 for _ in 0...index { _ = try await run.provider.categories() }
-                let allArrived = await barrier.arrive(within: 20)
+                // 300 s: parts run at once meet in well under a second, also on a loaded
+                // 2-core machine that once stretched a whole suite from 1.5 s to 23 s.
+                let allArrived = await barrier.arrive(within: 300)
                 return PartSeen(baseURL: run.baseURL, allArrived: allArrived,
                                 ownRequests: run.expectations.requests(matching: .get("/categories")).count,
                                 scenario: run.engine.scenarios.currentScenario)
             }
             seen.withLock { $0 = results }
         }
-        // The provider's timeout is beside the point here: 10 s, not the default 1 s, which
-        // a loaded CI machine once passed on one of these requests.
-        let report = await RestaurantContract.suite(SuiteConfiguration(timeout: 10)).only([]).adding(check)
+        // The provider's timeout and the check's time limit are beside the point here: 60 s
+        // and 600 s, not the defaults (1 s and 30 s), which a loaded machine can use up
+        // (a full run on 2 cores once held a 1 s request past its timeout).
+        let report = await RestaurantContract.suite(SuiteConfiguration(timeout: 60, checkTimeLimit: 600)).only([]).adding(check)
             .run { ReferenceRestaurantProvider(context: $0) }
         #expect(report.passed, "\(report)")
         let results = seen.withLock { $0 }
@@ -86,9 +91,8 @@ import Testing
                 return index
             }
         }
-        // The provider's timeout is beside the point here: 10 s, not the default 1 s, which
-        // a loaded CI machine once passed on one of these requests.
-        let report = await RestaurantContract.suite(SuiteConfiguration(timeout: 10)).only([]).adding(check)
+        // The check's time limit is beside the point here: 600 s, not the default 30 s.
+        let report = await RestaurantContract.suite(SuiteConfiguration(timeout: 60, checkTimeLimit: 600)).only([]).adding(check)
             .run { ReferenceRestaurantProvider(context: $0) }
         #expect(!report.passed)
         #expect("\(report)".contains("part 1 failed on purpose"), "\(report)")
@@ -96,27 +100,38 @@ import Testing
     }
 
     /// A check stopped at its time limit stops its parts' servers too, while a part is
-    /// still waiting (a provider that never gives up).
+    /// still waiting (a provider that never gives up). The limit runs on a clock the test
+    /// moves, once both parts are under way.
     @Test func aCheckPastItsTimeLimitStopsEveryPartsServer() async throws {
         let addresses = Locked<[URL]>([])
+        let clock = TestClock()
         let check = ContractCheck<any RestaurantProvider>("parts", .required, "a part never ends") { run in
             _ = try await run.inParallel(2) { run, index -> Int in
                 addresses.withLock { $0.append(run.baseURL) }
-                if index == 1 { try? await Task.sleep(nanoseconds: 8_000_000_000) }
+                // Part 0 ends before the limit, part 1 only after it.
+                try? await clock.sleep(for: .seconds(index == 1 ? 8 : 0.5))
                 return index
             }
         }
         var configuration = SuiteConfiguration()
         configuration.checkTimeLimit = 1
-        let report = await RestaurantContract.suite(configuration).only([]).adding(check).run { ReferenceRestaurantProvider(context: $0) }
+        configuration.clock = clock
+        async let running = RestaurantContract.suite(configuration).only([]).adding(check).run { ReferenceRestaurantProvider(context: $0) }
+        // The limit's timer and both parts' waits: each part has its server.
+        await clock.sleepers(atLeast: 3)
+        clock.advance(by: .seconds(1))
+        let report = await running
         #expect(!report.passed && "\(report)".contains("did not finish within"), "\(report)")
         let urls = addresses.withLock { $0 }
         try #require(urls.count == 2)
         for url in urls {
             var request = URLRequest(url: url.appendingPathComponent("categories"))
-            request.timeoutInterval = 2
+            // A stopped server refuses at once; 60 s lets a server that still runs answer
+            // however loaded the machine, so the check cannot pass by timing out.
+            request.timeoutInterval = 60
             let answered = (try? await URLSession.shared.data(for: request)) != nil
             #expect(!answered, "\(url) still answers after the check ended")
         }
+        clock.advance(by: .seconds(8))   // ends the abandoned part
     }
 }

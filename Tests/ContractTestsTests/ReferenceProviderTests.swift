@@ -21,9 +21,9 @@ func configuration(restaurant: RestaurantVariant = .original, openMarket: OpenMa
     @Test(arguments: RestaurantVariant.allCases, ContractTransport.allCases)
     func passesEveryCheck(variant: RestaurantVariant, transport: ContractTransport) async throws {
         try await TestCA.prepare(transport == .secureSockets)
-        let report = await withTestGate(exclusive: false) { await RestaurantContract.suite(configuration(restaurant: variant, transport: transport)).run { context in
+        let report = await RestaurantContract.suite(configuration(restaurant: variant, transport: transport)).run { context in
             ReferenceRestaurantProvider(context: context, variant: variant, imageCacheLimit: 4)
-        } }
+        }
         #expect(report.passed, "\(report)")
         #expect(report.results.count == 25)
         print("suite run time: \(report.suite) over \(transport.rawValue): \(report.results.count) checks in \(String(format: "%.1f", report.duration)) s")
@@ -34,9 +34,9 @@ func configuration(restaurant: RestaurantVariant = .original, openMarket: OpenMa
     @Test(arguments: OpenMarketVariant.allCases, ContractTransport.allCases)
     func passesEveryCheck(variant: OpenMarketVariant, transport: ContractTransport) async throws {
         try await TestCA.prepare(transport == .secureSockets)
-        let report = await withTestGate(exclusive: false) { await OpenMarketContract.suite(configuration(openMarket: variant, transport: transport)).run { context in
+        let report = await OpenMarketContract.suite(configuration(openMarket: variant, transport: transport)).run { context in
             ReferenceOpenMarketProvider(context: context, variant: variant, imageCacheLimit: 4)
-        } }
+        }
         #expect(report.passed, "\(report)")
         #expect(report.results.count == 32)
         print("suite run time: \(report.suite) over \(transport.rawValue): \(report.results.count) checks in \(String(format: "%.1f", report.duration)) s")
@@ -52,18 +52,18 @@ func configuration(restaurant: RestaurantVariant = .original, openMarket: OpenMa
     @Test(arguments: RestaurantVariant.allCases, ContractTransport.allCases)
     func restaurantPassesEveryRequiredCheck(variant: RestaurantVariant, transport: ContractTransport) async throws {
         try await TestCA.prepare(transport == .secureSockets)
-        let report = await withTestGate(exclusive: false) { await RestaurantContract.suite(configuration(restaurant: variant, transport: transport)).run { context in
+        let report = await RestaurantContract.suite(configuration(restaurant: variant, transport: transport)).run { context in
             CompletionRestaurantProvider(context: context, variant: variant)
-        } }
+        }
         #expect(report.requiredPassed, "\(report)")
     }
 
     @Test(arguments: OpenMarketVariant.allCases, ContractTransport.allCases)
     func openMarketPassesEveryRequiredCheck(variant: OpenMarketVariant, transport: ContractTransport) async throws {
         try await TestCA.prepare(transport == .secureSockets)
-        let report = await withTestGate(exclusive: false) { await OpenMarketContract.suite(configuration(openMarket: variant, transport: transport)).run { context in
+        let report = await OpenMarketContract.suite(configuration(openMarket: variant, transport: transport)).run { context in
             CompletionOpenMarketProvider(context: context, variant: variant)
-        } }
+        }
         #expect(report.requiredPassed, "\(report)")
     }
 }

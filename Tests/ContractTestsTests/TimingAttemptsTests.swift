@@ -9,16 +9,100 @@ import Testing
 import FoundationNetworking
 #endif
 
+/// Where a test's stand-in for a slow machine waits: a provider that is late (or lingers)
+/// waits on `waits` until the test releases it, after moving the suite's clock (`clock`,
+/// `SuiteConfiguration.clock`) past the time the harness should see. Both clocks move only
+/// when the test says, so a busy machine makes these tests slower, never different.
+struct LateMachine: Sendable {
+    /// The suite's clock: the harness's windows and stopwatch.
+    let clock = TestClock()
+    /// Where late calls wait to be released.
+    let waits = TestClock()
+
+    /// Called by a provider that is about to be late: returns once the test released it.
+    func beLate() async {
+        try? await waits.sleep(for: .seconds(1))
+    }
+
+    /// Until cancelled: for each late call, waits until the harness waits too (the check's
+    /// time limit, and its window for the call when `window`), then moves the suite's clock
+    /// by `by` seconds. A call whose window that passes is left waiting (the harness has
+    /// judged it still running, and goes on without it); any other is released, to end
+    /// late by exactly `by`. A run on time has no late call, so the clock stands still
+    /// through it.
+    func drive(window: Bool, by seconds: TimeInterval) async {
+        var held = 0
+        while !Task.isCancelled {
+            await waits.sleepers(atLeast: held + 1)
+            await clock.sleepers(atLeast: window ? 2 : 1)
+            guard !Task.isCancelled else { return }
+            let target = clock.now.advanced(by: .seconds(seconds))
+            let windowPasses = clock.nextDeadline.map { $0 <= target } ?? false
+            clock.advance(to: target)
+            if windowPasses {
+                held += 1
+            } else {
+                waits.advance(by: .seconds(1))
+                held = 0
+            }
+        }
+    }
+
+    /// `suite`'s report, with `drive(window:by:)` running beside it; every call still
+    /// waiting is released at the end.
+    func run(window: Bool, by seconds: TimeInterval, _ suite: @escaping @Sendable () async -> ContractReport) async -> ContractReport {
+        let report = await withTaskGroup(of: ContractReport?.self) { group -> ContractReport? in
+            group.addTask { await suite() }
+            group.addTask {
+                await drive(window: window, by: seconds)
+                return nil
+            }
+            for await finished in group {
+                if let finished {
+                    group.cancelAll()
+                    return finished
+                }
+            }
+            return nil
+        }
+        waits.advance(by: .seconds(1))
+        return report!
+    }
+
+    /// A configuration whose clock is this one, and whose time limit no late call reaches.
+    func configure(_ configuration: SuiteConfiguration) -> SuiteConfiguration {
+        var configured = configuration
+        configured.clock = clock
+        configured.checkTimeLimit = 3_600
+        return configured
+    }
+}
+
+extension ProviderContext {
+    /// This context with URLSession's own timeout at `seconds`: the reference provider's
+    /// calls that are meant to succeed then do, however loaded the machine (a slow answer
+    /// due in 1.8 s under a 3 s timeout once took longer). The harness still judges by the
+    /// suite's timeout, on its own clock.
+    func patient(_ seconds: TimeInterval = 60) -> ProviderContext {
+        let base = self
+        return ProviderContext(baseURL: baseURL, timeout: seconds, vendor: vendor, sessionDelegate: sessionDelegate) {
+            let configuration = base.sessionConfiguration
+            configuration.timeoutIntervalForRequest = seconds
+            return configuration
+        }
+    }
+}
+
 /// The reference provider, except that one call (`menuItems(category:)` or
-/// `imageData(from:)`) reports late on its first `lateCalls` calls: after the time given
-/// plus `by` seconds, a `URLError.timedOut`, as a call does on a machine too busy to
-/// deliver the answer in time. The request is sent once, as the reference sends it.
+/// `imageData(from:)`) reports late on its first `lateCalls` calls: a `URLError.timedOut`
+/// once the test moved the suite's clock past the time given (`LateMachine`), as a call
+/// does on a machine too busy to deliver the answer in time. The request is sent once, as
+/// the reference sends it.
 struct LateProvider: RestaurantProvider {
     enum Call: Sendable { case menu, image }
     let reference: ReferenceRestaurantProvider
-    let timeout: TimeInterval
+    let machine: LateMachine
     let lateCalls: Locked<Int>
-    let by: TimeInterval
     /// Calls answered on time before the late ones, across the suite's attempts.
     var punctualCalls = Locked(0)
     var call: Call = .menu
@@ -38,7 +122,6 @@ struct LateProvider: RestaurantProvider {
     }
 
     private func late<T: Sendable>(_ body: @Sendable () async throws -> T, resend: @Sendable () async throws -> Void = {}) async throws -> T {
-        let start = Date()
         let punctual = punctualCalls.withLock { remaining -> Bool in
             guard remaining > 0 else { return false }
             remaining -= 1
@@ -56,8 +139,7 @@ struct LateProvider: RestaurantProvider {
         } catch {
             guard late else { throw error }
         }
-        let until = start.addingTimeInterval(timeout + by)
-        try await Task.sleep(nanoseconds: UInt64(max(0, until.timeIntervalSinceNow) * 1_000_000_000))
+        await machine.beLate()
         throw URLError(.timedOut)
     }
 
@@ -66,12 +148,13 @@ struct LateProvider: RestaurantProvider {
 }
 
 /// The reference provider, except that its first `lingering` calls of
-/// `menuItems(category:)` go on for `seconds` whatever a cancel says, as a call does on a
-/// machine too busy to act on the cancel in time. Each sends its request once.
+/// `menuItems(category:)` go on whatever a cancel says until the test releases them
+/// (`LateMachine`), as a call does on a machine too busy to act on the cancel in time.
+/// Each sends its request once.
 struct LingeringProvider: RestaurantProvider {
     let reference: ReferenceRestaurantProvider
+    let machine: LateMachine
     let lingering: Locked<Int>
-    let seconds: TimeInterval
 
     func menuItems(category: String) async throws -> [RestaurantItem] {
         let lingers = lingering.withLock { remaining -> Bool in
@@ -80,12 +163,11 @@ struct LingeringProvider: RestaurantProvider {
             return true
         }
         guard lingers else { return try await reference.menuItems(category: category) }
-        let (reference, seconds) = (self.reference, self.seconds)
+        let (reference, machine) = (self.reference, self.machine)
         // Unstructured: the caller's cancel does not reach it.
         return try await Task {
-            let start = Date()
             let items = try await reference.menuItems(category: category)
-            try await Task.sleep(nanoseconds: UInt64(max(0, seconds - Date().timeIntervalSince(start)) * 1_000_000_000))
+            await machine.beLate()
             return items
         }.value
     }
@@ -96,14 +178,14 @@ struct LingeringProvider: RestaurantProvider {
 }
 
 /// A provider whose timeout is shorter than the one given: it gives up on `menuItems`
-/// after `after` seconds, once the request went out.
+/// once the request went out and the test moved the suite's clock by its own timeout.
 struct ShortTimeoutProvider: RestaurantProvider {
     let reference: ReferenceRestaurantProvider
-    let after: TimeInterval
+    let machine: LateMachine
 
     func menuItems(category: String) async throws -> [RestaurantItem] {
         let call = Task { try await reference.menuItems(category: category) }
-        try await Task.sleep(nanoseconds: UInt64(after * 1_000_000_000))
+        await machine.beLate()
         call.cancel()
         throw URLError(.timedOut)
     }
@@ -115,8 +197,10 @@ struct ShortTimeoutProvider: RestaurantProvider {
 
 /// A check that fails on timing alone runs again (`SuiteConfiguration.timingAttempts`);
 /// one that fails for any other reason does not, and every attempt that did not count is
-/// in the report.
-@Suite struct TimingAttemptsTests {
+/// in the report. The harness's windows and stopwatch run on a clock the test moves
+/// (`LateMachine`): a late call is late by exactly the time the test gives it, and a call
+/// on time is on time however busy the machine.
+@Suite(.timeLimit(.minutes(10))) struct TimingAttemptsTests {
     /// The timeout checks, and a check that only needs a call to succeed: any call that
     /// timed out late is timing.
     static let timingChecks = ["restaurant.timeout.slow-in-time", "restaurant.timeout.hang", "restaurant.image-cache.same-url-once",
@@ -124,26 +208,33 @@ struct ShortTimeoutProvider: RestaurantProvider {
     /// The image loads before the one a check needs to succeed: the 500 that the retry
     /// follows, the cancelled load that the next follows.
     static let punctual = ["restaurant.image-cache.failure-not-cached": 1, "restaurant.image-cache.cancellation": 1]
+    /// The checks that give the late call a window (`CheckRun.outcome(within:_:)`) rather
+    /// than timing a plain `CheckRun.call(_:_:)`.
+    static let windowed: Set<String> = ["restaurant.timeout.slow-in-time", "restaurant.timeout.hang",
+                                        "restaurant.image-cache.failure-not-cached", "restaurant.image-cache.cancellation"]
 
     func run(_ check: String, lateCalls: Int, attempts: Int) async -> ContractReport {
-        var configuration = configuration()
+        let machine = LateMachine()
+        var configuration = machine.configure(configuration())
         configuration.timingAttempts = attempts
         let remaining = Locked(lateCalls)
-        let timeout = configuration.timeout
-        // Past the hang check's margin too.
-        let by = configuration.timeoutMargin + 0.5
+        // Late past the hang check's margin too.
+        let by = configuration.timeout + configuration.timeoutMargin + 0.5
         let call: LateProvider.Call = check.contains("image") ? .image : .menu
         let punctual = Locked(Self.punctual[check] ?? 0)
-        return await RestaurantContract.suite(configuration).only([check]).run {
-            LateProvider(reference: ReferenceRestaurantProvider(context: $0), timeout: timeout, lateCalls: remaining, by: by,
-                         punctualCalls: punctual, call: call)
+        // A hung call ends at URLSession's own timeout, which then stays the one given.
+        let hangs = check.hasSuffix(".hang")
+        return await machine.run(window: Self.windowed.contains(check), by: by) { [configuration] in
+            await RestaurantContract.suite(configuration).only([check]).run {
+                LateProvider(reference: ReferenceRestaurantProvider(context: hangs ? $0 : $0.patient()), machine: machine,
+                             lateCalls: remaining, punctualCalls: punctual, call: call)
+            }
         }
     }
 
     @Test(arguments: timingChecks)
     func aCheckLateOnceRunsAgainAndSaysSo(check: String) async throws {
-        // Exclusive: the second attempt must be on time.
-        let report = await withTestGate(exclusive: true) { await run(check, lateCalls: 1, attempts: 2) }
+        let report = await run(check, lateCalls: 1, attempts: 2)
         let result = try #require(report.result(check))
         #expect(result.passed, "\(report)")
         #expect(result.notes.count == 1, "\(report)")
@@ -165,7 +256,7 @@ struct ShortTimeoutProvider: RestaurantProvider {
 
     @Test(arguments: timingChecks)
     func aCheckLateEveryTimeFails(check: String) async throws {
-        let report = await withTestGate(exclusive: false) { await run(check, lateCalls: .max, attempts: 2) }
+        let report = await run(check, lateCalls: .max, attempts: 2)
         let result = try #require(report.result(check))
         guard let violation = Self.failure(of: result, in: report) else { return }
         #expect(violation.isTimingOnly, "\(report)")
@@ -174,7 +265,7 @@ struct ShortTimeoutProvider: RestaurantProvider {
 
     @Test(arguments: timingChecks)
     func oneAttemptIsOneRun(check: String) async throws {
-        let report = await withTestGate(exclusive: false) { await run(check, lateCalls: 1, attempts: 1) }
+        let report = await run(check, lateCalls: 1, attempts: 1)
         let result = try #require(report.result(check))
         #expect(!result.passed, "\(report)")
         #expect(result.notes.isEmpty, "\(report)")
@@ -185,12 +276,15 @@ struct ShortTimeoutProvider: RestaurantProvider {
     @Test(arguments: [1, Int.max])
     func aCancelActedOnLateIsTiming(lingering: Int) async throws {
         let check = "restaurant.menu.cancellation"
-        var configuration = configuration()
+        let machine = LateMachine()
+        var configuration = machine.configure(configuration())
         configuration.timingAttempts = 2
         let remaining = Locked(lingering)
-        let report = await withTestGate(exclusive: lingering == 1) {
+        // Past the check's wait after the cancel (the answer's delay and a second).
+        let by = configuration.timeout * 0.6 + 1.5
+        let report = await machine.run(window: true, by: by) { [configuration] in
             await RestaurantContract.suite(configuration).only([check]).run {
-                LingeringProvider(reference: ReferenceRestaurantProvider(context: $0), lingering: remaining, seconds: 30)
+                LingeringProvider(reference: ReferenceRestaurantProvider(context: $0.patient()), machine: machine, lingering: remaining)
             }
         }
         let result = try #require(report.result(check))
@@ -208,12 +302,15 @@ struct ShortTimeoutProvider: RestaurantProvider {
     /// retries are the provider's, and so is the time they took.
     @Test func aLateTimeoutAfterResendsIsNotTiming() async throws {
         let check = "restaurant.image-cache.same-url-once"
-        var configuration = configuration()
+        let machine = LateMachine()
+        var configuration = machine.configure(configuration())
         configuration.timingAttempts = 2
-        let (timeout, remaining) = (configuration.timeout, Locked(1))
-        let report = await withTestGate(exclusive: false) {
+        let remaining = Locked(1)
+        let by = configuration.timeout + 0.2
+        let report = await machine.run(window: false, by: by) { [configuration] in
             await RestaurantContract.suite(configuration).only([check]).run {
-                LateProvider(reference: ReferenceRestaurantProvider(context: $0), timeout: timeout, lateCalls: remaining, by: 0.2, call: .image, resends: 2)
+                LateProvider(reference: ReferenceRestaurantProvider(context: $0.patient()), machine: machine, lateCalls: remaining,
+                             call: .image, resends: 2)
             }
         }
         let result = try #require(report.result(check))
@@ -224,9 +321,12 @@ struct ShortTimeoutProvider: RestaurantProvider {
 
     @Test func aShorterTimeoutIsNotTimingAndRunsOnce() async throws {
         let check = "restaurant.timeout.slow-in-time"
-        let report = await withTestGate(exclusive: false) {
-            await RestaurantContract.suite(configuration()).only([check]).run {
-                ShortTimeoutProvider(reference: ReferenceRestaurantProvider(context: $0), after: 0.5)
+        let machine = LateMachine()
+        let configuration = machine.configure(configuration())
+        // The provider gives up 0.5 s after its call began, on the suite's clock.
+        let report = await machine.run(window: true, by: 0.5) {
+            await RestaurantContract.suite(configuration).only([check]).run {
+                ShortTimeoutProvider(reference: ReferenceRestaurantProvider(context: $0.patient()), machine: machine)
             }
         }
         let result = try #require(report.result(check))

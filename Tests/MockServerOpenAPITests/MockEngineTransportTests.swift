@@ -5,6 +5,7 @@ import MockServer
 import MockServerOpenAPI
 import OpenAPIRuntime
 import Scenarios
+import TestSupport
 import Testing
 
 /// An engine on the built-in fixtures, playing `scenarios`' first (or the happy path).
@@ -162,20 +163,22 @@ func urlErrorCode(_ work: () async throws -> Void) async -> URLError.Code? {
         #expect(abs(seconds - expected) < 0.001, "slept \(seconds) s, expected \(expected) s")
     }
 
-    /// On the real clock: a delay of an hour, under a timeout of a minute. Without
-    /// cancellation the request would time out after the minute (`.timedOut`), so the code
-    /// alone shows the wait ended; the bound on the time is loose for a loaded machine.
-    @Test func cancellingTheTaskEndsADelayAsURLSessionDoes() async throws {
+    /// On a clock the test moves: a delay of an hour, under a timeout of a minute. The
+    /// transport is waiting (the clock says so) when the task is cancelled; the clock never
+    /// moves, so neither the delay nor the timeout can end the wait: the cancel does, as
+    /// URLSession's does (`.cancelled`, not `.timedOut`).
+    @Test(.timeLimit(.minutes(5))) func cancellingTheTaskEndsADelayAsURLSessionDoes() async throws {
+        let clock = TestClock()
         let transport = MockEngineTransport(engine: try makeEngine(.get("/menu"), always: Outcome.simulator.delayed(.fixed(3600))),
-                                            timeout: .seconds(60))
+                                            timeout: .seconds(60), clock: clock)
         let sending = Task {
             await urlErrorCode { _ = try await transport.send(makeRequest("/menu"), body: nil, baseURL: baseURL, operationID: "menu") }
         }
-        try await Task.sleep(for: .milliseconds(100))
-        let cancelled = ContinuousClock.now
+        await clock.sleepers(atLeast: 1)
         sending.cancel()
         #expect(await sending.value == .cancelled)
-        #expect(ContinuousClock.now - cancelled < .seconds(30))
+        #expect(clock.elapsedSeconds == 0, "no time passed: the cancel ended the wait")
+        #expect(clock.sleeperCount == 0, "the wait is over")
     }
 
     @Test func redirectsAreFollowedAsURLSessionFollowsThem() async throws {

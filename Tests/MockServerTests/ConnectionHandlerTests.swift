@@ -12,62 +12,7 @@ import Testing
 /// loop's own clock (`advanceTime`), no socket. Each test drives one transition the server
 /// carries out and reads what a client would see.
 @Suite struct ConnectionHandlerTests {
-    /// Counts the reads the handlers ask of the channel (they hold them back to stop a client).
-    final class ReadCounter: ChannelOutboundHandler {
-        typealias OutboundIn = Any
-        var reads = 0
-        func read(context: ChannelHandlerContext) {
-            reads += 1
-            context.read()
-        }
-    }
-
-    /// One plain-HTTP connection of a server with `scenarios` (the first one current).
-    struct Connection {
-        let loop = EmbeddedEventLoop()
-        let channel: EmbeddedChannel
-        let engine: MockEngine
-        let reads = ReadCounter()
-
-        init(scenarios: [Scenario] = [], limits: ConnectionLimits = ConnectionLimits(), maxBody: Int = 1024 * 1024,
-             source: (any Responder)? = nil, proxyToken: String?? = nil) throws {
-            engine = try MockEngine(configuration: EngineConfiguration(
-                fixturesDirectory: MockFixtures.directory, extraScenarios: scenarios,
-                scenario: scenarios.first?.name ?? Scenario.happyPath.name), source: source)
-            channel = EmbeddedChannel(loop: loop)
-            try channel.pipeline.syncOperations.addHandler(reads)
-            try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
-            if let proxyToken {
-                try HTTP1Pipeline.installForwardProxy(on: channel, engine: engine, limits: limits, maxRequestBodySize: maxBody,
-                                                      fallbackBaseURL: "http://127.0.0.1:1", logger: Logger(label: "test"),
-                                                      proxyToken: proxyToken)
-            } else {
-                try HTTP1Pipeline.install(on: channel, engine: engine, limits: limits, maxRequestBodySize: maxBody,
-                                          fallbackBaseURL: "http://127.0.0.1:1", logger: Logger(label: "test"))
-            }
-        }
-
-        func send(_ text: String) throws {
-            try channel.writeInbound(ByteBuffer(string: text))
-        }
-
-        /// Everything written since the last call.
-        func written() throws -> String {
-            String(decoding: try writtenBytes(), as: UTF8.self)
-        }
-
-        func writtenBytes() throws -> [UInt8] {
-            var bytes: [UInt8] = []
-            while let buffer = try channel.readOutbound(as: ByteBuffer.self) { bytes += buffer.readableBytesView }
-            return bytes
-        }
-
-        func advance(_ seconds: Double) {
-            loop.advanceTime(by: .nanoseconds(Int64(seconds * 1e9)))
-        }
-
-        var isOpen: Bool { channel.isActive }
-    }
+    typealias Connection = EmbeddedConnection
 
     static func get(_ path: String, _ extra: String = "") -> String {
         "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:1\r\n\(extra)\r\n"

@@ -35,6 +35,26 @@ import Testing
         return nil
     }
 
+    /// Bytes the decoder could not finish at a close: a head of their own when no request
+    /// owns them, else the body of the request being read or queued.
+    @Test func cutBytesBelongToTheRequestThatIsStillArriving() {
+        var machine = Self.machine()
+        #expect(machine.cutBytesStartANewRequest)
+        _ = machine.receivedHead(Self.head("/order", method: .POST), declaredLength: 10, at: Self.now)
+        #expect(!machine.cutBytesStartANewRequest, "the body being read")
+        #expect(Self.answered(machine.receivedEnd(uplinkPending: false)) != nil)
+        #expect(machine.cutBytesStartANewRequest, "answering: a new request's head")
+        _ = machine.receivedHead(Self.head("/order", method: .POST), declaredLength: 10, at: Self.now)
+        #expect(!machine.cutBytesStartANewRequest, "a queued request whose end has not arrived")
+        guard case .queued = machine.receivedEnd(uplinkPending: false) else {
+            Issue.record("the second request's end is queued behind the answer")
+            return
+        }
+        #expect(machine.cutBytesStartANewRequest)
+        machine.closeAfterAnswer()
+        #expect(!machine.cutBytesStartANewRequest, "a closing connection reads no more")
+    }
+
     @Test func aRequestIsReadThenAnswered() {
         var machine = Self.machine()
         #expect(machine.readRequested() == .read)

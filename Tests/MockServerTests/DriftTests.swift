@@ -10,13 +10,7 @@ import Testing
 @Suite struct DriftTests {
     static let vendor = (identifier: "c4dedb6a-6d36-11ec-abfa-d5e5a5f1d3c1", password: "mart1234")
 
-    /// Heavy (every variant's engine per check): holds the test gate shared, so timing tests
-    /// do not run beside it.
     static func outcome(_ api: DriftCheck.API, upstream: String, against variant: String) async throws -> DriftOutcome {
-        try await withTestGate(exclusive: false) { try await unguardedOutcome(api, upstream: upstream, against: variant) }
-    }
-
-    static func unguardedOutcome(_ api: DriftCheck.API, upstream: String, against variant: String) async throws -> DriftOutcome {
         let server = try await TestServer.start(restaurant: RestaurantVariant(rawValue: upstream) ?? .original,
                                                 openMarket: OpenMarketVariant(rawValue: upstream) ?? .jan2022)
         defer { Task { await server.stop() } }

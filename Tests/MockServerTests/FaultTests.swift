@@ -26,7 +26,7 @@ import FoundationNetworking
         try await withServer(scenarios: Self.all) { server in
             let (error, elapsed) = await measure {
                 await HTTP.failure(server.url("/menu"), headers: [ScenarioEngine.scenarioHeader: "fault-\(fault.rawValue)"],
-                                   timeout: fault == .hang ? 1 : 10)
+                                   timeout: fault == .hang ? 1 : 60)
             }
             let code = try #require(error?.code, "\(fault) did not fail")
             switch fault {

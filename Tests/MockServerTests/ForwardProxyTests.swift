@@ -50,8 +50,6 @@ import FoundationNetworking
 
     @Test(.requires(.curl), arguments: ["--http1.1", "--http2"])
     func curlGetsTheMockPageForTheRealHost(_ version: String) async throws {
-        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let server = try await Self.start()
         defer { Task { await server.stop() } }
         let result = try await Self.curl(server, [version, "-w", "\n%{http_version} %{http_code}",
@@ -74,8 +72,6 @@ import FoundationNetworking
     /// `--map`: any host, on any port, by any scheme: through a TLS tunnel, a plain tunnel,
     /// and an absolute-form request; a scenario's answer applies through each.
     @Test(.requires(.curl)) func aMappedHostOnAnyPortAndScheme() async throws {
-        await TestGate.shared.acquire(exclusive: false)
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let scenario = Scenario(name: "proxy-closed", rules: [Rule("closed", .get("/categories"), always: .status(503, json: ["closed": true]))])
         let server = try await Self.start(hostMap: ["api.example.test": "restaurant"], scenario: scenario)
         defer { Task { await server.stop() } }
@@ -95,8 +91,6 @@ import FoundationNetworking
     /// The certificate names what the client asked for in its ClientHello (SNI), not only
     /// the `CONNECT` target.
     @Test(.requires(.openssl)) func theCertificateFollowsTheServerName() async throws {
-        await TestGate.shared.acquire(exclusive: false)
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let server = try await Self.start(hostMap: ["a.example.test": "restaurant", "b.example.test": "restaurant"])
         defer { Task { await server.stop() } }
         let port = try #require(server.address.proxyPort)
@@ -116,8 +110,6 @@ import FoundationNetworking
     /// A client that does not trust the local CA refuses the handshake: the journal says
     /// so, with what to do, rather than a tunnel and then nothing.
     @Test(.requires(.openssl)) func aClientThatDoesNotTrustTheCAIsJournaled() async throws {
-        await TestGate.shared.acquire(exclusive: false)
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let server = try await Self.start()
         defer { Task { await server.stop() } }
         let other = FileManager.default.temporaryDirectory.appendingPathComponent("other-ca-\(UUID().uuidString)")
@@ -127,11 +119,9 @@ import FoundationNetworking
                                                     "-connect", "market-training.yagom-academy.kr:443", "-CAfile", otherCA.certificateURL.path,
                                                     "-verify_return_error"], input: "")
         #expect(result.status != 0, "\(result.stdout)")
-        var failed: ServeEvent?
-        for _ in 0..<200 where failed == nil {   // the server reads the client's alert after openssl exits
-            failed = server.engine.journal.entries().first { $0.status == 495 }
-            if failed == nil { try await Task.sleep(for: .milliseconds(50)) }
-        }
+        // The server reads the client's alert after openssl exits, at its own pace.
+        _ = await eventually { server.engine.journal.entries().contains { $0.status == 495 } }
+        let failed = server.engine.journal.entries().first { $0.status == 495 }
         let entry = try #require(failed, "\(server.engine.journal.entries().map { "\($0.request.method) \($0.status)" })")
         #expect(entry.request.path == "market-training.yagom-academy.kr")
         #expect(entry.responseReason?.contains("mock-server ca --simulator booted") == true, "\(entry.responseReason ?? "")")
@@ -181,8 +171,6 @@ import FoundationNetworking
     }
 
     @Test(.requires(.curl)) func passThroughTunnelsAndForwardsToALocalUpstream() async throws {
-        await TestGate.shared.acquire(exclusive: false)
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let upstream = try await TestServer.start()
         defer { Task { await upstream.stop() } }
         let server = try await Self.start(passThrough: true, allowedPorts: [upstream.port])
@@ -245,7 +233,7 @@ import FoundationNetworking
         defer { Task { await server.stop() } }
         let connection = try RawConnection(port: try #require(address.proxyPort))
         connection.send("CONNECT localhost:\(upstream.port) HTTP/1.1\r\n\r\n")
-        let response = await connection.read(timeout: 10).responses.first
+        let response = await connection.read().responses.first
         #expect(response?.status == 403)
         #expect(Self.reason(response).contains("this machine"), "\(Self.reason(response))")
         #expect(upstream.engine.journal.entries().isEmpty)
@@ -296,8 +284,6 @@ import FoundationNetworking
     }
 
     @Test(.requires(.curl)) func withATokenTheProxyAsksForIt() async throws {
-        await TestGate.shared.acquire(exclusive: false)
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let server = try await Self.start(adminToken: "s3cret")
         defer { Task { await server.stop() } }
         let refused = try await Self.raw(server, "CONNECT market-training.yagom-academy.kr:443 HTTP/1.1\r\n\r\n")
@@ -331,8 +317,6 @@ import FoundationNetworking
     /// run with `https_proxy` set: URLSession on Linux (libcurl) takes it, and trusts the CA
     /// from the system store (`TestCA`).
     @Test(.requires(.swift)) func urlSessionOnLinuxFollowsHTTPSProxy() async throws {
-        await TestGate.shared.acquire(exclusive: false)
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let server = try await Self.start()
         defer { Task { await server.stop() } }
         let client = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -54,7 +54,7 @@ import FoundationNetworking
 
     @Test(arguments: RestaurantVariant.allCases)
     func restaurantHappyPathConforms(variant: RestaurantVariant) async throws {
-        try await withTestGate(exclusive: false) { try await withServer(restaurant: variant) { server in
+        try await withServer(restaurant: variant) { server in
             let document = try await Self.document(server, "restaurant")
             #expect(document["info"]?["version"]?.stringValue == variant.rawValue)
             var requests = [URLRequest(url: server.url("/categories")), URLRequest(url: server.url("/menu"))]
@@ -73,12 +73,12 @@ import FoundationNetworking
             var problems: [String] = []
             for request in requests { problems += try await Self.check(document, request) }
             #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
-        } }
+        }
     }
 
     @Test(arguments: OpenMarketVariant.allCases)
     func openMarketHappyPathConforms(variant: OpenMarketVariant) async throws {
-        try await withTestGate(exclusive: false) { try await withServer(openMarket: variant) { server in
+        try await withServer(openMarket: variant) { server in
             let document = try await Self.document(server, "openmarket")
             let client = OpenMarketClient(base: server.address.url)
             var problems: [String] = []
@@ -103,7 +103,7 @@ import FoundationNetworking
             let deletePath = variant == .late2022 ? "/api/products/\(secret)" : "/api/products/\(id)/\(secret)"
             problems += try await Self.check(document, client.request("DELETE", deletePath))
             #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
-        } }
+        }
     }
 
     /// The documents are strict enough to notice drift: another variant's answers fail.

@@ -41,8 +41,6 @@ import FoundationNetworking
 
     @Test(.requires(.curl), arguments: cases)
     func eachFaultGivesTheDocumentedClientError(_ fault: Case) async throws {
-        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let ca = try await TestCA.trusted()
         let server = try await TestServer.start(scenario: fault.scenario, tls: TLSSettings(caDirectory: ca.directory))
         defer { Task { await server.stop() } }
@@ -51,8 +49,8 @@ import FoundationNetworking
         // The slow handshake (held 10 s) must outlast the clients' limit of 2 s. Every
         // other fault fails the handshake at once, so its limit only ends a wait that
         // should not happen: 2 s was once too short there for curl on a loaded machine
-        // (it reported its own timeout, 28, instead of the fault's error).
-        let limit = fault.linuxCode == .timedOut ? 2 : 8
+        // (it reported its own timeout, 28, instead of the fault's error), so a minute.
+        let limit = fault.linuxCode == .timedOut ? 2 : 60
         configuration.timeoutIntervalForRequest = TimeInterval(limit)
         do {
             let (_, response) = try await TestCA.session(configuration: configuration).data(from: url)
@@ -74,35 +72,33 @@ import FoundationNetworking
     /// `times` limits a fault to the first connections after the scenario is selected, and
     /// switching back to a scenario without `tls` gives good handshakes again.
     @Test(.requires(.curl)) func aFaultForTheFirstConnectionsThenGoodOnes() async throws {
-        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let ca = try await TestCA.trusted()
         let scenario = Scenario(name: "reset-once", tls: TLSHandshake(fault: .handshakeReset, times: 1))
         let server = try await TestServer.start(scenarios: [scenario], scenario: scenario.name, tls: TLSSettings(caDirectory: ca.directory))
         defer { Task { await server.stop() } }
         let url = "https://localhost:\(server.port)/categories"
-        let first = try await Tool.run("curl", ["-sS", "-m", "5", "--cacert", ca.certificateURL.path, url])
+        let first = try await Tool.run("curl", ["-sS", "-m", "60", "--cacert", ca.certificateURL.path, url])
         #expect(first.status == 35, "\(first.stderr)")
-        let second = try await Tool.run("curl", ["-sS", "-m", "5", "--cacert", ca.certificateURL.path, "-o", "/dev/null", "-w", "%{http_code}", url])
+        let second = try await Tool.run("curl", ["-sS", "-m", "60", "--cacert", ca.certificateURL.path, "-o", "/dev/null", "-w", "%{http_code}", url])
         #expect(second.stdout == "200", "\(second.stderr)")
         try server.engine.scenarios.select("tls-expired-certificate")
-        let expired = try await Tool.run("curl", ["-sS", "-m", "5", "--cacert", ca.certificateURL.path, url])
+        let expired = try await Tool.run("curl", ["-sS", "-m", "60", "--cacert", ca.certificateURL.path, url])
         #expect(expired.status == 60)
         try server.engine.scenarios.select("happy-path")
-        let good = try await Tool.run("curl", ["-sS", "-m", "5", "--cacert", ca.certificateURL.path, "-o", "/dev/null", "-w", "%{http_code}", url])
+        let good = try await Tool.run("curl", ["-sS", "-m", "60", "--cacert", ca.certificateURL.path, "-o", "/dev/null", "-w", "%{http_code}", url])
         #expect(good.stdout == "200")
     }
 
     /// A slow handshake takes its delay, then succeeds (a patient client gets its answer).
+    /// End to end, a lower bound only (a loaded machine makes it later, never sooner), with
+    /// curl's own limit at two minutes.
     @Test(.requires(.curl)) func aSlowHandshakeAnswersAfterItsDelay() async throws {
-        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let ca = try await TestCA.trusted()
         let scenario = Scenario(name: "slow-tls", tls: TLSHandshake(fault: .slowHandshake, handshakeDelay: 1.5))
         let server = try await TestServer.start(scenarios: [scenario], scenario: scenario.name, tls: TLSSettings(caDirectory: ca.directory))
         defer { Task { await server.stop() } }
         let started = Date()
-        let result = try await Tool.run("curl", ["-sS", "-m", "20", "--cacert", ca.certificateURL.path, "-o", "/dev/null", "-w", "%{http_code}",
+        let result = try await Tool.run("curl", ["-sS", "-m", "120", "--cacert", ca.certificateURL.path, "-o", "/dev/null", "-w", "%{http_code}",
                                                  "https://localhost:\(server.port)/categories"])
         #expect(result.stdout == "200", "\(result.stderr)")
         #expect(Date().timeIntervalSince(started) >= 1.5)

@@ -26,8 +26,6 @@ import FoundationNetworking
     }
 
     @Test func urlSessionGetsTheAPIsOverHTTPSWithHTTPSImageURLs() async throws {
-        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let server = try await Self.secureServer()
         defer { Task { await server.stop() } }
         #expect(server.address.baseURL.hasPrefix("https://"))
@@ -48,8 +46,6 @@ import FoundationNetworking
     }
 
     @Test(.requires(.curl)) func curlWithTheCAGetsTheMenuOverHTTP2AndHTTP1() async throws {
-        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let server = try await Self.secureServer()
         defer { Task { await server.stop() } }
         let ca = try await TestCA.trusted().certificateURL.path
@@ -76,8 +72,6 @@ import FoundationNetworking
     }
 
     @Test(.requires(.openssl, .hostname)) func openSSLSeesTheNamesALPNAndApplesRules() async throws {
-        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let server = try await Self.secureServer(extraNames: [SubjectName(parsing: "api.example.test")!, SubjectName(parsing: "10.9.8.7")!])
         defer { Task { await server.stop() } }
         let ca = try await TestCA.trusted().certificateURL.path
@@ -119,8 +113,6 @@ import FoundationNetworking
     }
 
     @Test(.requires(.curl)) func withoutHTTP2ALPNOffersHTTP1Only() async throws {
-        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let server = try await Self.secureServer(http2: false)
         defer { Task { await server.stop() } }
         let ca = try await TestCA.trusted().certificateURL.path
@@ -130,8 +122,6 @@ import FoundationNetworking
     }
 
     @Test func plainAndSecureListenersServeOneEngine() async throws {
-        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let ca = try await TestCA.trusted()
         let server = try await TestServer.start(tls: TLSSettings(caDirectory: ca.directory, port: 0))
         defer { Task { await server.stop() } }
@@ -155,8 +145,6 @@ import FoundationNetworking
 
     /// `--tls-cert`/`--tls-key`: the server presents the given certificate, byte for byte.
     @Test(.requires(.openssl)) func aGivenCertificateIsPresentedAsIs() async throws {
-        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let ca = try await TestCA.trusted()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("given-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -183,8 +171,6 @@ import FoundationNetworking
     // MARK: The CA
 
     @Test func theCAIsMadeOnceAndReusedAndServedForDevices() async throws {
-        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         // A parent that does not exist yet, as `~/.mock-server` on a fresh machine.
         let parent = FileManager.default.temporaryDirectory.appendingPathComponent("ca-\(UUID().uuidString)")
         let folder = parent.appendingPathComponent("ca")
@@ -216,8 +202,6 @@ import FoundationNetworking
     }
 
     @Test func aServerWithoutTLSHasNoCAToGive() async throws {
-        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         try await withServer { server in
             let (data, response) = try await Self.session().data(from: server.url("/__admin/ca.pem"))
             #expect((response as? HTTPURLResponse)?.statusCode == 404)
@@ -226,8 +210,6 @@ import FoundationNetworking
     }
 
     @Test func aBrokenCAFolderIsNamedNotCrashed() async throws {
-        await TestGate.shared.acquire(exclusive: false)   // spawns clients: heavy, kept off timing tests
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ca-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -29,9 +29,12 @@ import Testing
         return await suite.run { PetsClient(context: $0, bugs: bugs) }
     }
 
+    /// End to end on the real clock, as users run it: a 10 s timeout puts the slow answer
+    /// (6 s) 4 s inside it, a margin a loaded 2-core machine does not eat (with 1 s, a full
+    /// run here once timed out one call of 31).
     @Test(arguments: [ContractTransport.sockets, .inProcess])
     func aCorrectClientPassesEveryCheck(transport: ContractTransport) async throws {
-        let suite = try Self.suite(transport: transport)
+        let suite = try Self.suite(transport: transport, timeout: 10)
         #expect(suite.checks.count == 6 * 5 + 1)
         let report = await suite.run { PetsClient(context: $0) }
         #expect(report.passed, "\(report)")
@@ -110,9 +113,10 @@ import Testing
 
     @Test func retryingACancelledCallFailsTheCancellationCheck() async throws {
         // The cancel must land while the answer is still held back (0.6 × the timeout), and
-        // the retry must reach the server within that hold and half a second: a longer
-        // timeout keeps both there on a loaded machine.
-        let report = try await Self.report(["petstore.listPets.cancellation"], bugs: [.retriesEverything], timeout: 6)
+        // the retry must reach the server within that hold and half a second: a 30 s timeout
+        // keeps both there on a loaded machine (with 6 s, a full run here once saw the retry
+        // land after the check stopped watching).
+        let report = try await Self.report(["petstore.listPets.cancellation"], bugs: [.retriesEverything], timeout: 30)
         try expectOnlyFailure(report, "petstore.listPets.cancellation", mentions: ["listPets", "2 times"])
     }
 

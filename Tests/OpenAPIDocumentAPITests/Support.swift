@@ -9,8 +9,18 @@ enum Documents {
         Bundle.module.url(forResource: "Documents", withExtension: nil)!.appendingPathComponent(name)
     }
 
+    /// The built-in fixtures, for engines that need a folder.
+    static var fixtures: URL { MockFixtures.directory }
+
     static func api(_ name: String, stateful: Bool = true) throws -> OpenAPIDocumentAPI {
         try OpenAPIDocumentAPI(contentsOf: url(name), stateful: stateful)
+    }
+
+    /// A new empty folder of the test's own (the caller removes it).
+    static func temporaryFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("openapi-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
     }
 
     static func engine(_ name: String, seed: UInt64 = 0, strict: Bool = false, stateful: Bool = true) throws -> MockEngine {

@@ -1,5 +1,6 @@
 import ContractTests
 import Foundation
+import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -28,7 +29,8 @@ struct ThingsClient: Sendable {
     enum Bug: Sendable, Hashable {
         /// Every body decoded as the success type, whatever the status.
         case statusIgnored
-        /// A call given this status never ends (a retry loop that never gives up).
+        /// A call given this status never ends (a retry loop that never gives up): it waits
+        /// on `ThingsClient.hangs` until the test lets it go.
         case hangsOn(Int)
         /// Every call throws before it sends anything (an "offline" guard gone wrong).
         case sendsNothing
@@ -37,6 +39,9 @@ struct ThingsClient: Sendable {
     let base: URL
     let session: URLSession
     let bugs: Set<Bug>
+
+    /// Where `hangsOn` calls wait: a clock the test moves only to let them go.
+    static let hangs = TestClock()
 
     init(context: ProviderContext, bugs: Set<Bug> = []) {
         base = context.baseURL.appendingPathComponent("v2")
@@ -79,7 +84,7 @@ struct ThingsClient: Sendable {
         if bugs.contains(.sendsNothing) { throw URLError(.notConnectedToInternet) }
         let (data, response) = try await session.data(for: request)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        if bugs.contains(.hangsOn(status)) { try await Task.sleep(nanoseconds: 20_000_000_000) }
+        if bugs.contains(.hangsOn(status)) { try await Self.hangs.sleep(for: .seconds(1)) }
         guard !bugs.contains(.statusIgnored), !(200...299).contains(status) else { return data }
         let message = (try? JSONDecoder().decode(ErrorBody.self, from: data))?.message ?? HTTPURLResponse.localizedString(forStatusCode: status)
         throw ThingsError.server(status: status, message: message)

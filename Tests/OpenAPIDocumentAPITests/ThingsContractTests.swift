@@ -2,6 +2,7 @@ import ContractTests
 import Foundation
 @testable import OpenAPIDocumentAPI
 import OpenAPIDocumentContract
+import TestSupport
 import Testing
 
 /// `OpenAPIContract` on `things.yaml`: two servers whose paths differ (the client uses the
@@ -39,14 +40,17 @@ import Testing
 
     /// Every check passes for a correct client of the second server: the hang, slow and
     /// cancellation rules apply under each server's path, and every answer is given.
+    /// End to end on the real clock with a 10 s timeout: the slow answer (6 s) lands 4 s
+    /// inside it, a margin a loaded 2-core machine does not eat.
     @Test func aCorrectClientOfTheSecondServerPassesEveryCheck() async throws {
-        let report = try await Self.report()
+        let report = try await Self.report(configuration: SuiteConfiguration(timeout: 10, timingAttempts: 1))
         #expect(report.results.count == 4 * 5 + 1)
         #expect(report.passed, "\(report)")
     }
 
     @Test func theTimingChecksApplyUnderTheServerTheClientUses() async throws {
-        let report = try await Self.report(["things.showThing.timeout", "things.showThing.cancellation"])
+        let report = try await Self.report(["things.showThing.timeout", "things.showThing.cancellation"],
+                                           configuration: SuiteConfiguration(timeout: 10, timingAttempts: 1))
         #expect(report.results.count == 3)
         #expect(report.passed, "\(report)")
     }
@@ -76,10 +80,19 @@ import Testing
 
     /// A call that never ends on one answer is stopped at the timeout and its margin, named
     /// with that answer, and the answers after it are still given — well inside a check
-    /// time limit that a call waited on for the timeout + 5 s would pass.
-    @Test func aCallThatNeverEndsOnOneAnswerIsNamed() async throws {
-        let configuration = SuiteConfiguration(timeout: 1, timeoutMargin: 1, checkTimeLimit: 5, timingAttempts: 1)
-        let report = try await Self.report(["things.showThing.answers"], bugs: [.hangsOn(404)], configuration: configuration)
+    /// time limit that a call waited on for the timeout + 5 s would pass. The harness's
+    /// windows and the time limit run on a clock the test moves: once the call hangs, the
+    /// clock goes to the first deadline, which must be the call's window (2 s), not the
+    /// time limit (5 s).
+    @Test(.timeLimit(.minutes(5))) func aCallThatNeverEndsOnOneAnswerIsNamed() async throws {
+        let clock = TestClock()
+        let configuration = SuiteConfiguration(timeout: 1, timeoutMargin: 1, checkTimeLimit: 5, timingAttempts: 1, clock: clock)
+        async let running = Self.report(["things.showThing.answers"], bugs: [.hangsOn(404)], configuration: configuration)
+        await ThingsClient.hangs.sleepers(atLeast: 1)
+        await clock.sleepers(atLeast: 2)   // the time limit and the hanging call's window
+        clock.advanceToNextDeadline()
+        let report = try await running
+        ThingsClient.hangs.advance(by: .seconds(1))   // lets the abandoned call go
         #expect(report.failures.map(\.id) == ["things.showThing.answers"], "\(report)")
         let message = try #require(report.result("things.showThing.answers")?.message)
         #expect(message.contains("404: the call was still running after 2.00 s"), "\(message)")

@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Runs blocking work (waiting for a child process, reading its pipes, a system command)
 /// on a thread of its own, and suspends until it is done.
@@ -42,13 +47,37 @@ public enum Tool {
             // Both pipes at once: a tool that fills one while the other is read would block.
             let stderr = ErrorOutput(), errors = err.fileHandleForReading
             Thread {
-                stderr.finish(errors.readDataToEndOfFile())
+                stderr.finish(Pipe.readToEnd(errors))
             }.start()
-            let stdout = out.fileHandleForReading.readDataToEndOfFile()
+            let stdout = Pipe.readToEnd(out.fileHandleForReading)
             let errorBytes = stderr.wait()
             process.waitUntilExit()
             return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
                           stderr: String(decoding: errorBytes, as: UTF8.self))
+        }
+    }
+}
+
+extension Pipe {
+    /// The bytes `handle` has now, up to 64 KiB, waiting for at least one; empty at the
+    /// end. A signal that interrupts the wait (a child's exit, say) is waited through:
+    /// Foundation's `availableData` and `readDataToEndOfFile()` end the process on `EINTR`.
+    public static func readSome(_ handle: FileHandle) -> Data {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+            if count >= 0 { return Data(buffer[..<count]) }
+            if errno != EINTR { return Data() }
+        }
+    }
+
+    /// Everything `handle` gives until its end (see ``readSome(_:)``).
+    public static func readToEnd(_ handle: FileHandle) -> Data {
+        var data = Data()
+        while true {
+            let some = readSome(handle)
+            if some.isEmpty { return data }
+            data.append(some)
         }
     }
 }

@@ -74,18 +74,22 @@ public struct CheckRun<Provider: Sendable>: Sendable {
     public let expectations: ServerExpectations
     /// The check's own executor: the provider's calls run and are timed there.
     public let isolation: CheckIsolation
+    /// The clock the check's windows and timings run on (`SuiteConfiguration.clock`).
+    public let clock: any Clock<Duration>
     /// Makes another run of this check on a fresh server of its own (`inParallel`).
     let sibling: (@Sendable () async throws -> SiblingRun<Provider>)?
     /// The step last marked (`mark(_:)`), shared by every copy of this run.
     let marked = Locked<String?>(nil)
 
     init(provider: Provider, engine: MockEngine, context: ProviderContext, expectations: ServerExpectations,
-         isolation: CheckIsolation, sibling: (@Sendable () async throws -> SiblingRun<Provider>)? = nil) {
+         isolation: CheckIsolation, clock: any Clock<Duration> = ContinuousClock(),
+         sibling: (@Sendable () async throws -> SiblingRun<Provider>)? = nil) {
         self.provider = provider
         self.engine = engine
         self.context = context
         self.expectations = expectations
         self.isolation = isolation
+        self.clock = clock
         self.sibling = sibling
     }
 
@@ -166,7 +170,7 @@ public struct CheckRun<Provider: Sendable>: Sendable {
     /// hold any answer past a 1 s timeout once, and the check runs again. A timeout that
     /// fires early, or one after retries, is the provider's.
     public func call<T: Sendable>(_ what: String, _ body: @Sendable () async throws -> T) async throws -> T {
-        let start = Date()
+        let elapsed = clock.stopwatch()
         let sentBefore = expectations.requests.count
         do {
             return try await body()
@@ -174,7 +178,7 @@ public struct CheckRun<Provider: Sendable>: Sendable {
             throw violation
         } catch {
             var violation = expectations.violation("\(what) to succeed", actual: explain(error))
-            violation.isTimingOnly = Self.isLateTimeout(error, after: Date().timeIntervalSince(start), timeout: timeout)
+            violation.isTimingOnly = Self.isLateTimeout(error, after: elapsed(), timeout: timeout)
                 && expectations.requests.count - sentBefore <= 1
             throw violation
         }
@@ -187,50 +191,58 @@ public struct CheckRun<Provider: Sendable>: Sendable {
         return CommonChecks.isNoSooner(seconds, than: timeout)
     }
 
-    /// How a call ended, without waiting longer than `limit` seconds: a call that is still
-    /// running then is abandoned (and reported as such).
+    /// How a call ended, without waiting longer than `limit` seconds (on the suite's clock):
+    /// a call that is still running then is abandoned (and reported as such).
     public func outcome<T: Sendable>(within limit: TimeInterval, _ body: @escaping @Sendable () async throws -> T) async -> CallOutcome<T> {
-        let start = Date()
-        return await firstOf { finish in
-            timed(body, from: start, finish)
-            Task {
-                try? await Task.sleep(nanoseconds: UInt64(limit * 1_000_000_000))
+        let elapsed = clock.stopwatch()
+        let clock = clock
+        let timer = Locked<Task<Void, Never>?>(nil)
+        let outcome: CallOutcome<T> = await firstOf { finish in
+            timed(body, elapsed: elapsed, finish)
+            timer.withLock { $0 = Task {
+                guard await clock.sleepOrCancel(seconds: limit) else { return }
                 finish(.stillRunning(seconds: limit))
                 // Abandoned, not cancelled: the outcome stays the provider's own (a cancel
                 // would end a hang the provider never times out). The call ends with its
                 // own timeout or when the check's server stops and closes the connection.
-            }
+            } }
         }
+        timer.withLock { $0 }?.cancel()
+        return outcome
     }
 
     /// Starts a call on the check's executor, cancels its task once `ready` returns (or
     /// throws), and tells how the call ended, waiting at most `limit` seconds after the
-    /// cancel — as a view that goes away cancels the loads it started.
+    /// cancel (on the suite's clock) — as a view that goes away cancels the loads it started.
     public func cancelling<T: Sendable>(_ body: @escaping @Sendable () async throws -> T, once ready: @escaping @Sendable () async throws -> Void,
                                         within limit: TimeInterval) async -> CallOutcome<T> {
-        let start = Date()
-        return await firstOf { finish in
-            let call = timed(body, from: start, finish)
-            Task {
+        let elapsed = clock.stopwatch()
+        let clock = clock
+        let timer = Locked<Task<Void, Never>?>(nil)
+        let outcome: CallOutcome<T> = await firstOf { finish in
+            let call = timed(body, elapsed: elapsed, finish)
+            timer.withLock { $0 = Task {
                 try? await ready()
                 call.cancel()
-                try? await Task.sleep(nanoseconds: UInt64(limit * 1_000_000_000))
-                finish(.stillRunning(seconds: Date().timeIntervalSince(start)))
-            }
+                guard await clock.sleepOrCancel(seconds: limit) else { return }
+                finish(.stillRunning(seconds: elapsed()))
+            } }
         }
+        timer.withLock { $0 }?.cancel()
+        return outcome
     }
 
     /// Runs `body` on the check's own executor — a neighbour that blocks threads cannot
-    /// delay it — and reports how it ended, timed there.
+    /// delay it — and reports how it ended, timed there by `elapsed`.
     @discardableResult
-    private func timed<T: Sendable>(_ body: @escaping @Sendable () async throws -> T, from start: Date,
+    private func timed<T: Sendable>(_ body: @escaping @Sendable () async throws -> T, elapsed: @escaping @Sendable () -> TimeInterval,
                                     _ finish: @escaping @Sendable (CallOutcome<T>) -> Void) -> Task<Void, Never> {
         isolation.task {
             do {
                 let value = try await body()
-                finish(.returned(value, seconds: Date().timeIntervalSince(start)))
+                finish(.returned(value, seconds: elapsed()))
             } catch {
-                finish(.threw(ContractViolation.describe(error), seconds: Date().timeIntervalSince(start)))
+                finish(.threw(ContractViolation.describe(error), seconds: elapsed()))
             }
         }
     }

@@ -64,12 +64,21 @@ public struct SuiteConfiguration: Sendable {
     /// an API of one's own (`OpenAPIDocumentContract`'s) serves that API alone, so no
     /// built-in path answers in its place.
     public var apis: [any MockAPI]
+    /// The clock the harness waits and times on: a check's time limit (`checkTimeLimit`),
+    /// the windows of `CheckRun.outcome(within:_:)` and `CheckRun.cancelling(_:once:within:)`,
+    /// and the seconds a call took. The real clock (`ContinuousClock`) by default. A test of
+    /// a check of one's own can pass a clock it moves itself, so that a time limit passes
+    /// when the test says, not when a busy machine gets round to it; the server's delays
+    /// and URLSession's timeouts stay on the real clock.
+    public var clock: any Clock<Duration>
 
     public init(fixturesDirectory: URL = MockFixtures.directory, restaurantVariant: RestaurantVariant = .original, openMarketVariant: OpenMarketVariant = .jan2022,
                 timeout: TimeInterval = 1, timeoutMargin: TimeInterval = 1, transport: ContractTransport = .sockets,
                 parallelism: Int = SuiteConfiguration.defaultParallelism, checkTimeLimit: TimeInterval = 30, network: NetworkProfile? = nil,
-                tls: (any SecureTransport)? = nil, timingAttempts: Int = 2, apis: [any MockAPI] = BuiltInAPIs.all) {
+                tls: (any SecureTransport)? = nil, timingAttempts: Int = 2, apis: [any MockAPI] = BuiltInAPIs.all,
+                clock: any Clock<Duration> = ContinuousClock()) {
         self.apis = apis
+        self.clock = clock
         self.network = network
         self.tls = tls
         self.fixturesDirectory = fixturesDirectory
@@ -172,7 +181,8 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
             } catch {
                 return result(.error("\(error)"))
             }
-            let outcome = await Self.limited(configuration.checkTimeLimit, on: made.run.isolation, step: { made.run.marked.current }) {
+            let outcome = await Self.limited(configuration.checkTimeLimit, on: made.run.isolation, clock: configuration.clock,
+                                             step: { made.run.marked.current }) {
                 try await check.body(made.run)
             }
             await made.stop()
@@ -226,6 +236,7 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
         let siblings = Locked<[SiblingRun<Provider>]>([])
         let run = CheckRun(provider: provider, engine: engine, context: context,
                            expectations: ServerExpectations(journal: engine.journal), isolation: CheckIsolation(label: check.id),
+                           clock: configuration.clock,
                            sibling: {
                                let sibling = try await makeRun(check, preloaded, makeProvider)
                                siblings.withLock { $0.append(sibling) }
@@ -241,11 +252,14 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
     /// server answered (its reason, the value a decoder choked on).
     static var keptResponseBytes: Int { 1024 * 1024 }
 
-    /// Runs `body`, failing it if it is still running after `limit` seconds; the failure
-    /// names the step `step` gives then (`CheckRun.mark(_:)`), if any.
-    static func limited(_ limit: TimeInterval, on isolation: CheckIsolation, step: @escaping @Sendable () -> String? = { nil },
+    /// Runs `body`, failing it if it is still running after `limit` seconds on `clock`; the
+    /// failure names the step `step` gives then (`CheckRun.mark(_:)`), if any. A body that
+    /// ends first cancels the limit's timer.
+    static func limited(_ limit: TimeInterval, on isolation: CheckIsolation, clock: any Clock<Duration> = ContinuousClock(),
+                        step: @escaping @Sendable () -> String? = { nil },
                         _ body: @escaping @Sendable () async throws -> Void) async -> ContractReport.Outcome {
-        await firstOf { finish in
+        let timer = Locked<Task<Void, Never>?>(nil)
+        let outcome: ContractReport.Outcome = await firstOf { finish in
             isolation.task {
                 do {
                     try await body()
@@ -256,14 +270,16 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
                     finish(.error("\(type(of: error)): \(error)"))
                 }
             }
-            Task {
-                try? await Task.sleep(nanoseconds: UInt64(limit * 1_000_000_000))
+            timer.withLock { $0 = Task {
+                guard await clock.sleepOrCancel(seconds: limit) else { return }
                 let at = step().map { ", stopped at \($0)" } ?? ""
                 finish(.error("the check did not finish within \(Int(limit)) s\(at): does the provider use its timeout?"))
                 // Abandoned, not cancelled (see `CheckRun.outcome(within:)`): the check's
                 // server stops next and closes its connections, which ends the calls.
-            }
+            } }
         }
+        timer.withLock { $0 }?.cancel()
+        return outcome
     }
 }
 

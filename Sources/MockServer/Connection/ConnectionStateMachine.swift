@@ -77,10 +77,17 @@ struct ConnectionStateMachine {
     /// their own: not while a request's body is arriving (the close journals that request,
     /// cut off), nor once the connection refused or chose to close (it reads no more).
     var cutBytesStartANewRequest: Bool {
+        // A queued request whose end has not arrived owns the bytes, as the one being read does.
+        if let last = queue.last, !Self.isEnd(last) { return false }
         switch state {
         case .idle, .responding, .hanging, .streaming, .blocked: return true
         case .receiving, .uplink, .closing, .closed: return false
         }
+    }
+
+    private static func isEnd(_ part: HTTPServerRequestPart) -> Bool {
+        if case .end = part { return true }
+        return false
     }
 
     /// A stopping server's HTTP/1.1 connection reads and answers no further requests.

@@ -56,6 +56,10 @@ extension HTTPConnectionHandler {
             perform(fault, plan: plan, request: request, context: context)
             return
         }
+        if plan.eventStream != nil {
+            playEventStream(plan, request: request, context: context, keepAlive: keepAlive)
+            return
+        }
         if let hub = plan.stream {
             stream(hub, plan: plan, request: request, context: context)
             return

@@ -43,6 +43,8 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
     @exclusivity(unchecked) var firstOnConnection = false
     /// The event-stream subscription of this connection, if it streams.
     @exclusivity(unchecked) var subscription: (hub: EventHub, token: UUID, keepAlive: RepeatedTask)?
+    /// The scripted event stream this connection (or HTTP/2 stream) plays, if any.
+    @exclusivity(unchecked) var scripted: ScriptedStream?
 
     init(shared: ConnectionShared, clock: ConnectionClock? = nil) {
         self.shared = shared
@@ -223,6 +225,7 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     func channelInactive(context: ChannelHandlerContext) {
         stopStreaming()
+        endEventStream(.clientClosed, context: context)
         pendingWhenWritable = nil
         journalAbandoned()
         context.fireChannelInactive()

@@ -38,6 +38,10 @@ package protocol ResponseWriter: AnyObject {
     /// The end of an open-ended body (the last chunk, an empty DATA frame that ends the stream).
     func end(context: ChannelHandlerContext) -> NIOAny
 
+    /// An open-ended body stops without its end, after what was written went out: the
+    /// connection closes (HTTP/1.1: FIN; a TCP reset when `reset`), or on HTTP/2 the
+    /// stream is reset (RST_STREAM CANCEL; INTERNAL_ERROR when `reset`).
+    func cut(reset: Bool, context: ChannelHandlerContext) -> FaultEnd
     /// A transport fault in place of the answer (never `hang`, which writes nothing). The
     /// writer writes what the fault shows the client and says what becomes of the connection.
     func fault(_ fault: Fault, plan: ResponsePlan, request: HTTPRequestHead, context: ChannelHandlerContext) -> FaultEnd
@@ -158,6 +162,14 @@ final class HTTP1ResponseWriter: ResponseWriter {
             var random = SeededRandom(seed: StableHash.fnv1a64(request.uri), stream: "random-data")
             let bytes = (0..<256).map { _ in UInt8(truncatingIfNeeded: random.next()) }
             writeThenClose(context.channel.allocator.buffer(bytes: bytes), context: context)
+        }
+        return .connectionClosed
+    }
+
+    func cut(reset: Bool, context: ChannelHandlerContext) -> FaultEnd {
+        let channel = context.channel
+        context.writeAndFlush(NIOAny(context.channel.allocator.buffer(capacity: 0))).assumeIsolated().whenComplete { _ in
+            if reset { channel.resetConnection() } else { context.close(promise: nil) }
         }
         return .connectionClosed
     }

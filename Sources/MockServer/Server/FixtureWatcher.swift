@@ -26,6 +26,7 @@ public actor FixtureWatcher {
     private let engine: MockEngine
     private let folders: [URL]
     private let interval: Duration
+    private let clock: any Clock<Duration>
     private let logger: Logger
     private var fingerprint: [String: String]
     private var task: Task<Void, Never>?
@@ -34,11 +35,14 @@ public actor FixtureWatcher {
     public private(set) var reloads = 0
 
     /// Watches `folders` for changes since `baseline` (the files as they are now when nil:
-    /// then an edit made between loading the engine and this call goes unnoticed).
-    public init(engine: MockEngine, folders: [URL], since baseline: Baseline? = nil, interval: Duration = .milliseconds(500), logger: Logger) {
+    /// then an edit made between loading the engine and this call goes unnoticed), looking
+    /// every `interval` on `clock` (the real clock by default; a test passes one it moves).
+    public init(engine: MockEngine, folders: [URL], since baseline: Baseline? = nil, interval: Duration = .milliseconds(500),
+                clock: any Clock<Duration> = ContinuousClock(), logger: Logger) {
         self.engine = engine
         self.folders = folders
         self.interval = interval
+        self.clock = clock
         self.logger = logger
         self.fingerprint = baseline?.prints ?? Self.fingerprint(of: folders)
     }
@@ -47,12 +51,16 @@ public actor FixtureWatcher {
     public func start() {
         guard task == nil else { return }
         check()
-        task = Task { [interval] in
+        task = Task { [interval, clock] in
             while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
+                try? await Self.sleep(interval, on: clock)
                 self.check()
             }
         }
+    }
+
+    private static func sleep(_ interval: Duration, on clock: some Clock<Duration>) async throws {
+        try await clock.sleep(for: interval)
     }
 
     public func stop() {

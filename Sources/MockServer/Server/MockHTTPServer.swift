@@ -27,7 +27,8 @@ public actor MockHTTPServer {
     public nonisolated let proxy: (any AsyncResponder)?
     private let group: any EventLoopGroup
     private let logger: Logger
-    private let connections = ConnectionTracker()
+    /// The open connections; a stop asks them to finish, then closes them.
+    nonisolated let connections = ConnectionTracker()
     private var channel: (any Channel)?
     /// The HTTPS listener when it has a port of its own (`SecureTransport.port`).
     private var secureChannel: (any Channel)?

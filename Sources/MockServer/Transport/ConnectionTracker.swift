@@ -35,8 +35,15 @@ final class ConnectionTracker: Sendable {
     /// Asks every connection to finish its response and close; waits until all are
     /// closed or `grace` passes, then closes the rest.
     func stopAll(grace: TimeAmount) async {
+        try? await stop(grace: grace)?.get()
+    }
+
+    /// `stopAll(grace:)` as a future on the first connection's event loop, whose clock
+    /// times the grace (an `EmbeddedEventLoop`'s own in tests): it succeeds once every
+    /// connection is closed. Nil when none is open.
+    func stop(grace: TimeAmount) -> EventLoopFuture<Void>? {
         let channels = open.withLock { Array($0.values) }
-        guard !channels.isEmpty else { return }
+        guard let loop = channels.first?.eventLoop else { return nil }
         for channel in channels {
             // NIO's quiesce event: HTTP/1.1 handlers finish their response and close; the
             // HTTP/2 multiplexer passes it to every stream, and HTTP2GracefulClose sends GOAWAY.
@@ -44,24 +51,20 @@ final class ConnectionTracker: Sendable {
         }
         // Done when the last one closes (idle ones close at once), not on a polling tick:
         // a test's server stops in microseconds, not 10 ms.
-        let closed = EventLoopFuture.andAllComplete(channels.map(\.closeFuture), on: channels[0].eventLoop)
-        let finished = closed.eventLoop.makePromise(of: Void.self)
+        let closed = EventLoopFuture.andAllComplete(channels.map(\.closeFuture), on: loop)
+        let finished = loop.makePromise(of: Void.self)
         let done = Locked(false)
         let finish: @Sendable () -> Void = {
             if done.withLock({ done in defer { done = true }; return !done }) { finished.succeed(()) }
         }
         closed.whenComplete { _ in finish() }
-        let timer = closed.eventLoop.scheduleTask(in: grace) { finish() }
-        try? await finished.futureResult.get()
-        timer.cancel()
-        await closeAll()
-    }
-
-    /// Closes every connection at once, and returns when all are closed.
-    func closeAll() async {
-        let channels = open.withLock { Array($0.values) }
-        guard let first = channels.first else { return }
-        for channel in channels { channel.close(promise: nil) }
-        try? await EventLoopFuture.andAllComplete(channels.map(\.closeFuture), on: first.eventLoop).get()
+        let timer = loop.scheduleTask(in: grace) { finish() }
+        return finished.futureResult.flatMap { [open] in
+            timer.cancel()
+            // Past the grace (or all closed already): close what is left, and wait for it.
+            let rest = open.withLock { Array($0.values) }
+            for channel in rest { channel.close(promise: nil) }
+            return EventLoopFuture.andAllComplete(rest.map(\.closeFuture), on: loop)
+        }
     }
 }

@@ -9,6 +9,9 @@ struct PartQueue {
 
     var isEmpty: Bool { parts?.isEmpty ?? true }
 
+    /// The part queued last, if any.
+    var last: HTTPServerRequestPart? { parts?.last }
+
     mutating func append(_ part: HTTPServerRequestPart) {
         if parts == nil { parts = CircularBuffer(initialCapacity: 4) }
         parts!.append(part)

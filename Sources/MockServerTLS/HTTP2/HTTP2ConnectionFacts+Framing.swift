@@ -83,6 +83,11 @@ extension HTTP2ConnectionFacts: StreamFraming {
         NIOAny(HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(bytes), endStream: last)))
     }
 
+    func cut(reset: Bool, context: ChannelHandlerContext) -> FaultEnd {
+        resetStream(reset ? .internalError : .cancel, context: context)
+        return .streamEnded
+    }
+
     /// A fault as HTTP/2 carries it (the table above).
     func fault(_ fault: Fault, plan: ResponsePlan, request: HTTPRequestHead, context: ChannelHandlerContext) -> FaultEnd {
         switch fault {

@@ -48,7 +48,8 @@ struct DocumentAnswers: Sendable {
         }
         guard let index else { return .success(Chosen(response: DocumentResponse.empty, status: 200, content: nil, body: nil)) }
         let response = operation.responses[index]
-        let content = Self.content(of: response, accepting: request.headers["Accept"], example: prefer.example)
+        let content = Self.eventStream(of: response, for: request, operation: operation)
+            ?? Self.content(of: response, accepting: request.headers["Accept"], example: prefer.example)
         var chosen = Chosen(response: response, status: status, content: content, body: nil)
         guard let content else { return .success(chosen) }
         if let example = prefer.example {
@@ -57,12 +58,23 @@ struct DocumentAnswers: Sendable {
                 return .failure(ResponsePlanBox(.error(400, "Prefer: example=\(Prefer.word(example)) names no example of \(operation.method) \(operation.path); it has \(known.isEmpty ? "none" : known.joined(separator: ", "))")))
             }
             chosen.body = found.value
-        } else if !prefer.dynamic, let first = content.examples.first {
+        } else if !prefer.dynamic, let first = content.servedExample {
             chosen.body = first.value
         } else if let schema = content.schema {
             chosen.body = prefer.dynamic ? dynamicValue(schema) : value(schema, key: "\(operation.method) \(operation.path) \(response.code) \(content.type)")
         }
         return .success(chosen)
+    }
+
+    /// The response's `text/event-stream` content when the request asks for a stream: by
+    /// `Accept: text/event-stream`, or by its own boolean `stream: true` where the
+    /// operation's request schema has such a field (as streaming LLM APIs do). This is where
+    /// a documented stream is chosen; its plan is made by `plan(_:_:)`.
+    static func eventStream(of response: DocumentResponse, for request: MockRequest, operation: DocumentOperation) -> DocumentResponse.Content? {
+        guard let stream = response.contents.first(where: \.isEventStream) else { return nil }
+        if let accept = request.headers["Accept"], accept.lowercased().contains("text/event-stream") { return stream }
+        guard operation.asksForStreams, JSONValue(parsing: request.body)?["stream"] == .bool(true) else { return nil }
+        return stream
     }
 
     /// The content a client accepting `accept` gets (the example's media type when one is named).
@@ -86,6 +98,14 @@ struct DocumentAnswers: Sendable {
         return value
     }
 
+    /// A value of `schema` drawn from a generator seeded with the engine's seed and
+    /// `stream`: the same each time for the same stream, and not kept (for values made per
+    /// stored item).
+    func sample(_ schema: JSONValue, stream: String) -> JSONValue {
+        var random = SeededRandom(seed: seed, stream: stream)
+        return SchemaSampler(document: document.json).sample(schema, using: &random)
+    }
+
     private func dynamicValue(_ schema: JSONValue) -> JSONValue {
         var random = dynamic.withLock { generator -> SeededRandom in
             let split = SeededRandom(seed: generator.next())
@@ -104,6 +124,8 @@ struct DocumentAnswers: Sendable {
         guard let content = chosen.content, chosen.status != 204, chosen.status != 304 else {
             return ResponsePlan(status: chosen.status, headers: headers)
         }
+        // A documented stream (`text/event-stream`) is answered here as one body, its
+        // example's text or a value of its schema.
         let type = content.type == "*/*" ? "application/json" : content.type
         headers.set("Content-Type", content.isJSON ? (type.contains("charset") ? type : type + "; charset=utf-8") : type)
         let body: Data

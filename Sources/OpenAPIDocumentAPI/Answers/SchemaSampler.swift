@@ -145,7 +145,8 @@ struct SchemaSampler {
             // Required but not described: any value, given by additionalProperties when it says.
             members[name] = sample(keywords["additionalProperties"]?.objectValue.map(JSONValue.object) ?? [:], depth: depth + 1, using: &random)
         }
-        let least = keywords["minProperties"]?.intValue ?? 0
+        // Sizes a document asks for past any useful value are held to a few thousand.
+        let least = min(keywords["minProperties"]?.intValue ?? 0, 1_000)
         if members.count < least, case .object(let extra)? = keywords["additionalProperties"] ?? .object([:]) {
             var index = 1
             while members.count < least {
@@ -175,17 +176,28 @@ struct SchemaSampler {
 
     // MARK: Numbers
 
+    /// `value` rounded as `rule` says, held within ±2^62 (a bound a document writes past a
+    /// 64-bit integer is no crash).
+    private static func whole(_ value: Double, _ rule: FloatingPointRoundingRule) -> Int {
+        let limit = 4_611_686_018_427_387_904.0
+        guard value.isFinite else { return value < 0 ? -Int(limit) : Int(limit) }
+        return Int(min(max(value.rounded(rule), -limit), limit))
+    }
+
     private func integer(_ keywords: [String: JSONValue], using random: inout SeededRandom) -> Int {
-        var low = keywords["minimum"]?.doubleValue.map { Int(($0).rounded(.up)) } ?? 1
-        var high = keywords["maximum"]?.doubleValue.map { Int(($0).rounded(.down)) } ?? max(low, 0) + 1_000
-        if let exclusive = keywords["exclusiveMinimum"]?.doubleValue { low = max(low, Int(exclusive.rounded(.down)) + 1) }
-        if let exclusive = keywords["exclusiveMaximum"]?.doubleValue { high = min(high, Int(exclusive.rounded(.up)) - 1) }
+        var low = keywords["minimum"]?.doubleValue.map { Self.whole($0, .up) } ?? 1
+        var high = keywords["maximum"]?.doubleValue.map { Self.whole($0, .down) } ?? max(low, 0) + 1_000
+        if let exclusive = keywords["exclusiveMinimum"]?.doubleValue { low = max(low, Self.whole(exclusive, .down) + 1) }
+        if let exclusive = keywords["exclusiveMaximum"]?.doubleValue { high = min(high, Self.whole(exclusive, .up) - 1) }
         if keywords["maximum"] == nil, keywords["minimum"] == nil, keywords["exclusiveMaximum"] == nil { low = max(low, 1) }
         if high < low { high = low }
         let step = max(1, keywords["multipleOf"]?.intValue ?? 1)
-        let first = Int((Double(low) / Double(step)).rounded(.up)) * step
-        let span = max(0, (high - first) / step)
-        return first + step * Int(random.next() % UInt64(min(span, 1_000_000) + 1))
+        let first = Self.whole(Double(low) / Double(step), .up).multipliedReportingOverflow(by: step)
+        guard !first.overflow else { return low }
+        let (difference, wide) = high.subtractingReportingOverflow(first.partialValue)
+        let span = wide ? 1_000_000 : max(0, difference / step)
+        let (offset, over) = step.multipliedReportingOverflow(by: Int(random.next() % UInt64(min(span, 1_000_000) + 1)))
+        return over ? first.partialValue : first.partialValue &+ offset
     }
 
     private func number(_ keywords: [String: JSONValue], using random: inout SeededRandom) -> Double {
@@ -212,7 +224,7 @@ struct SchemaSampler {
     // MARK: Strings
 
     private func string(_ keywords: [String: JSONValue], using random: inout SeededRandom) -> String {
-        let least = keywords["minLength"]?.intValue ?? 0
+        let least = min(keywords["minLength"]?.intValue ?? 0, 10_000)
         let most = keywords["maxLength"]?.intValue ?? Int.max
         if let pattern = keywords["pattern"]?.stringValue, let made = PatternSampler.sample(pattern, using: &random),
            made.count >= least, made.count <= most {

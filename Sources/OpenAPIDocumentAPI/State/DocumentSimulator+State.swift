@@ -8,13 +8,15 @@ extension DocumentSimulator {
     func stateAnswer(_ operation: DocumentOperation, base: String, _ request: MockRequest, _ prefer: Prefer) -> ResponsePlan? {
         var path = String(request.path.dropFirst(base.count))
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        // Below a deleted item (its notes, its favourite) nothing is there either.
+        if let parent = deletedParent(of: path, operation) { return missing(operation, parent, request) }
         if let collection = document.collections.first(where: { $0.path == operation.path }) {
             switch operation.method {
             case "POST": return create(operation, collection, key: path, request, prefer)
             case "GET": return list(operation, collection, key: path, request, prefer)
             case "PUT", "PATCH":
-                guard let body = JSONValue(parsing: request.body), let property = collection.idProperty,
-                      let id = body[property].map(DocumentAnswers.text) else { return nil }
+                guard let fields = fields(of: request, operation, collection), let property = collection.idProperty,
+                      let id = fields[property].map(DocumentAnswers.text) else { return nil }
                 return change(operation, collection, key: path, id: id, request, prefer)
             default: return nil
             }
@@ -24,134 +26,302 @@ extension DocumentSimulator {
         let key = String(path[..<slash])
         let raw = String(path[path.index(after: slash)...])
         let id = raw.removingPercentEncoding ?? raw
-        if store.item(id, in: key) == nil {
-            // An id this server never made: 404 where documented (always once deleted),
-            // else the document's answer.
-            guard store.wasDeleted(id, in: key) || operation.documents(404) else {
+        guard let item = store.item(id, in: key) else {
+            // An id this server never made is the document's to answer (it cannot know the
+            // ids a client has in mind), unless the operation documents a 404; a deleted
+            // one is gone.
+            guard store.wasDeleted(id, in: key) || operation.response(for: 404) != nil else {
                 // Deleting it still means it is gone from now on.
                 if operation.method == "DELETE" { store.markDeleted(id, in: key) }
                 return nil
             }
-            return notFound(operation, id, request)
+            return missing(operation, id, request)
         }
         switch operation.method {
-        case "GET": return documented(operation, request, prefer, item: store.item(id, in: key), collection: collection)
+        case "GET": return answer(operation, request, prefer, item: item, collection: collection)
         case "PUT", "PATCH": return change(operation, collection, key: key, id: id, request, prefer)
         case "DELETE":
             _ = store.delete(id, in: key)
-            return documented(operation, request, prefer, item: nil, collection: collection)
+            return answer(operation, request, prefer, item: item, collection: collection)
         default: return nil
         }
     }
 
-    private func notFound(_ operation: DocumentOperation, _ id: String, _ request: MockRequest) -> ResponsePlan {
-        var prefer = Prefer(request)
-        prefer.code = 404
-        guard operation.response(for: 404) != nil, case .success(var chosen) = answers.choose(operation, prefer, request) else {
-            return .error(404, "no item \(id) here (deleted)")
+    /// The id of a deleted item whose path `path` lies below (`/posts/a/notes` below the
+    /// deleted `/posts/a`), if any.
+    private func deletedParent(of path: String, _ operation: DocumentOperation) -> String? {
+        for collection in document.collections where operation.path.hasPrefix(collection.itemPath + "/") {
+            let depth = collection.itemPath.split(separator: "/").count
+            let segments = path.split(separator: "/")
+            guard segments.count > depth else { continue }
+            let key = "/" + segments.prefix(depth - 1).joined(separator: "/")
+            let raw = String(segments[depth - 1])
+            let id = raw.removingPercentEncoding ?? raw
+            if store.item(id, in: key) == nil, store.wasDeleted(id, in: key) { return id }
         }
+        return nil
+    }
+
+    /// The answer to a request for an item that is not there, with the status
+    /// `MissingItem` chooses and the documented body of it.
+    private func missing(_ operation: DocumentOperation, _ id: String, _ request: MockRequest) -> ResponsePlan {
+        let reason = "no item \(id) here"
+        guard let status = MissingItem.status(for: operation) else { return .error(404, reason) }
+        var prefer = Prefer(request)
+        prefer.code = status
+        prefer.example = nil
+        guard case .success(var chosen) = answers.choose(operation, prefer, request) else { return .error(status, reason) }
         if let schema = chosen.content?.schema, let body = chosen.body {
-            chosen.body = Self.withReason(body, "no item \(id) here", schema: schema, validator: document.validator, fallback: body)
+            chosen.body = Self.withReason(body, reason, schema: schema, validator: document.validator, fallback: body)
         }
         return answers.plan(chosen, request)
+    }
+
+    /// The item a request's body carries, its operation's envelope taken off; nil when the
+    /// body is no JSON object of that shape.
+    private func fields(of request: MockRequest, _ operation: DocumentOperation, _ collection: ResourceCollection) -> [String: JSONValue]? {
+        guard let body = JSONValue(parsing: request.body) else { return nil }
+        let envelope = Envelope.of(operation.requestSchema, validator: document.validator).envelope
+        return envelope.unwrap(body, idProperty: collection.idProperty) ?? (envelope == .none ? nil : body.objectValue)
     }
 
     private func create(_ operation: DocumentOperation, _ collection: ResourceCollection, key: String, _ request: MockRequest, _ prefer: Prefer) -> ResponsePlan? {
         // A body that is no JSON object (a form, XML) still creates an item, of made values.
-        var fields: [String: JSONValue] = [:]
-        if case .object(let given)? = JSONValue(parsing: request.body) { fields = given }
-        var item = collection.itemSchema.map { answers.value($0, key: "item \(collection.itemPath)") } ?? [:]
-        item = overlay(item, with: .object(fields), schema: collection.itemSchema)
+        let given = fields(of: request, operation, collection) ?? [:]
+        let validator = document.validator
+        let properties = collection.itemSchema.map { Schemas.properties($0, validator: validator) } ?? [:]
+        var item: [String: JSONValue] = [:]
+        for (name, value) in given where Self.keepsIntegers(value) {
+            if let property = properties[name] {
+                if validator.problems(value, against: property).isEmpty { item[name] = value }
+            } else if properties.isEmpty {
+                item[name] = value
+            }
+        }
         let id: JSONValue
-        if let property = collection.idProperty, let given = fields[property], given != .null,
-           document.validator.problems(given, against: collection.idSchema).isEmpty, given.doubleValue.map({ abs($0) < 9.0e15 }) ?? true {
-            id = given
+        if let property = collection.idProperty, let sent = given[property], sent != .null, Self.keepsIntegers(sent),
+           validator.problems(sent, against: collection.idSchema).isEmpty {
+            id = sent
         } else {
-            id = store.nextID(in: key, schema: collection.idSchema, seed: answers.seed)
+            id = assignID(collection, key: key, item: item)
         }
-        if let property = collection.idProperty, case .object(var members) = item {
-            members[property] = id
-            item = .object(members)
+        let text = DocumentAnswers.text(id)
+        if let property = collection.idProperty { item[property] = id }
+        // Other ids the server gives (an `id` beside a `slug`), then the required fields the
+        // request left out: made, and kept.
+        for name in [collection.parameter, "id", "uuid", "_id", "slug"] where item[name] == nil {
+            guard let property = properties[name] else { continue }
+            let resolved = validator.resolved(property)
+            if SchemaValidator.typeNames(resolved["type"] ?? .null).contains("integer"), let number = Double(text) {
+                item[name] = .number(number)
+            } else {
+                item[name] = answers.sample(resolved, stream: "item \(collection.itemPath) \(text) \(name)")
+            }
         }
-        store.put(item, id: DocumentAnswers.text(id), in: key)
-        var plan = documented(operation, request, prefer, item: item, collection: collection)
+        if let schema = collection.itemSchema {
+            for name in Schemas.required(schema, validator: validator).sorted() where item[name] == nil {
+                guard let property = properties[name] else { continue }
+                item[name] = answers.sample(property, stream: "item \(collection.itemPath) \(text) \(name)")
+            }
+        }
+        store.put(.object(item), id: text, in: key)
+        var plan = answer(operation, request, prefer, item: .object(item), collection: collection)
         if (200...299).contains(plan.status), plan.status == 201 || operation.documents(201) {
-            plan.headers.set("Location", request.path.hasSuffix("/") ? request.path + DocumentAnswers.text(id) : request.path + "/" + DocumentAnswers.text(id))
+            plan.headers.set("Location", request.path.hasSuffix("/") ? request.path + text : request.path + "/" + text)
         }
         return plan
     }
 
-    private func change(_ operation: DocumentOperation, _ collection: ResourceCollection, key: String, id: String, _ request: MockRequest, _ prefer: Prefer) -> ResponsePlan? {
-        guard case .object(let fields)? = JSONValue(parsing: request.body), var item = store.item(id, in: key) else { return nil }
-        let kept = collection.idProperty.flatMap { item[$0] }
-        item = overlay(item, with: .object(fields), schema: collection.itemSchema)
-        if let property = collection.idProperty, let kept, case .object(var members) = item {
-            members[property] = kept
-            item = .object(members)
+    /// A new id for an item of `collection`: the next integer, a uuid drawn from the seed,
+    /// or a slug of the item's title or name; valid for the id's schema.
+    private func assignID(_ collection: ResourceCollection, key: String, item: [String: JSONValue]) -> JSONValue {
+        let schema = collection.idSchema
+        let isText = SchemaValidator.typeNames(schema["type"] ?? .null).contains("string")
+        if isText, schema["format"] == nil, collection.idProperty == "slug" || collection.parameter.lowercased().contains("slug"),
+           let title = (item["title"] ?? item["name"])?.stringValue {
+            let base = Self.slug(title)
+            var candidate = base
+            var suffix = 2
+            while store.item(candidate, in: key) != nil || store.wasDeleted(candidate, in: key) {
+                candidate = "\(base)-\(suffix)"
+                suffix += 1
+            }
+            if document.validator.problems(.string(candidate), against: schema).isEmpty { return .string(candidate) }
         }
-        store.put(item, id: id, in: key)
-        return documented(operation, request, prefer, item: item, collection: collection)
+        let next = store.nextID(in: key, schema: schema, seed: answers.seed)
+        if document.validator.problems(next, against: schema).isEmpty { return next }
+        return answers.sample(schema, stream: "id \(collection.itemPath) \(DocumentAnswers.text(next))")
+    }
+
+    /// `How to train your dragon!` as `how-to-train-your-dragon`.
+    static func slug(_ title: String) -> String {
+        var slug = ""
+        for character in title.lowercased() {
+            if character.isASCII && (character.isLetter || character.isNumber) {
+                slug.append(character)
+            } else if !slug.isEmpty && !slug.hasSuffix("-") {
+                slug.append("-")
+            }
+        }
+        while slug.hasSuffix("-") { slug.removeLast() }
+        return slug.isEmpty ? "item" : String(slug.prefix(64))
+    }
+
+    private func change(_ operation: DocumentOperation, _ collection: ResourceCollection, key: String, id: String, _ request: MockRequest, _ prefer: Prefer) -> ResponsePlan? {
+        guard let given = fields(of: request, operation, collection), case .object(var item)? = store.item(id, in: key) else { return nil }
+        let validator = document.validator
+        let properties = collection.itemSchema.map { Schemas.properties($0, validator: validator) } ?? [:]
+        for (name, value) in given where name != collection.idProperty && Self.keepsIntegers(value) {
+            if let property = properties[name] {
+                if validator.problems(value, against: property).isEmpty { item[name] = value }
+            } else if properties.isEmpty {
+                item[name] = value
+            }
+        }
+        store.put(.object(item), id: id, in: key)
+        return answer(operation, request, prefer, item: .object(item), collection: collection)
     }
 
     private func list(_ operation: DocumentOperation, _ collection: ResourceCollection, key: String, _ request: MockRequest, _ prefer: Prefer) -> ResponsePlan? {
-        guard store.isKnown(key), case .success(var chosen) = answers.choose(operation, prefer, request) else { return nil }
+        // Once anything was made in a collection of this path (another post's notes), a
+        // collection of it holding nothing is empty, not the document's example.
+        guard store.isKnown(key) || store.isKnown(matching: PathPattern(collection.path)),
+              case .success(var chosen) = answers.choose(operation, prefer, request),
+              let schema = chosen.content?.schema, chosen.content?.isJSON == true else { return nil }
         let all = store.items(in: key)
         let page = collection.paging.map { Array($0.page(all, request)) } ?? all
-        let schema = chosen.content?.schema.map(document.validator.resolved)
-        switch chosen.body {
-        case .array?:
-            chosen.body = .array(page)
-        case nil where schema?["type"] == "array":
-            chosen.body = .array(page)
-        case .object(var members)?:
-            let properties = schema.map { ResourceCollection.flattenedProperties($0, validator: document.validator) } ?? [:]
-            guard let listName = properties.sorted(by: { $0.key < $1.key }).first(where: { document.validator.resolved($0.value)["type"] == "array" })?.key else { return nil }
-            members[listName] = .array(page)
-            for name in ["total", "count", "total_count", "totalCount", "totalItems", "total_items"] where properties[name] != nil && members[name]?.doubleValue != nil {
-                members[name] = .number(Double(all.count))
-            }
-            chosen.body = .object(members)
-        default:
-            return nil
-        }
+        guard let body = listBody(page, total: all.count, schema: schema, documented: chosen.body, collection: collection) else { return nil }
+        chosen.body = body
         return answers.plan(chosen, request)
     }
 
-    /// The operation's documented answer with `item`'s fields in its body.
-    private func documented(_ operation: DocumentOperation, _ request: MockRequest, _ prefer: Prefer, item: JSONValue?, collection: ResourceCollection) -> ResponsePlan {
+    /// A list answer of `items` in `schema`'s shape: an array of its item shape, or the
+    /// wrapper object with its array filled and its counts (`total`, `articlesCount`) set.
+    private func listBody(_ items: [JSONValue], total: Int, schema: JSONValue, documented: JSONValue?, collection: ResourceCollection) -> JSONValue? {
+        let validator = document.validator
+        if let itemSchema = Schemas.items(schema, validator: validator) {
+            return .array(items.map { shaped($0, as: itemSchema, collection: collection) })
+        }
+        let properties = Schemas.properties(schema, validator: validator)
+        guard !properties.isEmpty else { return nil }
+        var members = documented?.objectValue ?? [:]
+        if let data = properties["data"], let resource = Schemas.items(data, validator: validator),
+           Schemas.properties(resource, validator: validator)["attributes"] != nil {
+            members["data"] = .array(items.map { resourceObject($0, schema: resource, collection: collection) })
+        } else {
+            let lists = properties.filter { Schemas.items($0.value, validator: validator) != nil }.sorted { $0.key < $1.key }
+            // The array whose items have the item's id, else the only one.
+            let chosen = lists.first { list in
+                collection.idProperty.map { Schemas.properties(Schemas.items(list.value, validator: validator) ?? [:], validator: validator)[$0] != nil } ?? false
+            } ?? (lists.count == 1 ? lists.first : nil)
+            guard let (name, listSchema) = chosen, let itemSchema = Schemas.items(listSchema, validator: validator) else { return nil }
+            members[name] = .array(items.map { shaped($0, as: itemSchema, collection: collection) })
+        }
+        setCounts(&members, properties: properties, total: total, depth: 0)
+        return .object(members)
+    }
+
+    /// Sets the wrapper's counts to `total`: its own (`total`, `articlesCount`) and those of
+    /// an object inside it (`meta.total`, `pagination.total_count`).
+    private func setCounts(_ members: inout [String: JSONValue], properties: [String: JSONValue], total: Int, depth: Int) {
+        let validator = document.validator
+        for (name, property) in properties {
+            let resolved = validator.resolved(property)
+            let types = SchemaValidator.typeNames(resolved["type"] ?? .null)
+            if Self.isCount(name), types.contains(where: { $0 == "integer" || $0 == "number" }),
+               validator.problems(.number(Double(total)), against: resolved).isEmpty {
+                members[name] = .number(Double(total))
+            } else if depth == 0, case .object(var inner)? = members[name], Schemas.isObject(resolved, validator: validator) {
+                setCounts(&inner, properties: Schemas.properties(resolved, validator: validator), total: total, depth: 1)
+                members[name] = .object(inner)
+            }
+        }
+    }
+
+    /// Whether a wrapper's property counts the whole list (`total`, `count`, `articlesCount`, `total_items`).
+    static func isCount(_ name: String) -> Bool {
+        let lowered = name.lowercased().replacingOccurrences(of: "_", with: "")
+        return lowered == "total" || lowered == "count" || lowered.hasSuffix("count") || lowered.hasPrefix("total")
+    }
+
+    /// The operation's documented answer with `item` in its body, wrapped and shaped as the
+    /// answer's schema says.
+    private func answer(_ operation: DocumentOperation, _ request: MockRequest, _ prefer: Prefer, item: JSONValue, collection: ResourceCollection) -> ResponsePlan {
         switch answers.choose(operation, prefer, request) {
         case .failure(let box): return box.plan
         case .success(var chosen):
-            if let item, let body = chosen.body {
-                chosen.body = overlay(body, with: item, schema: chosen.content?.schema)
+            if let schema = chosen.content?.schema, chosen.content?.isJSON == true, chosen.status != 204 {
+                chosen.body = wrapped(item, schema: schema, documented: chosen.body, collection: collection)
             }
             return answers.plan(chosen, request)
         }
     }
 
-    /// `base` with `fields` set where `schema` has a property of that name the value fits
-    /// (or, for a body wrapping one object, `{"data": {…}}`, inside that object).
-    func overlay(_ base: JSONValue, with fields: JSONValue, schema: JSONValue?, depth: Int = 0) -> JSONValue {
-        guard case .object(var members) = base, case .object(let given) = fields else { return base }
+    /// `item` as a body of `schema`: in its envelope (the documented body's other members
+    /// kept) and in its item's shape.
+    private func wrapped(_ item: JSONValue, schema: JSONValue, documented: JSONValue?, collection: ResourceCollection) -> JSONValue {
         let validator = document.validator
-        let properties = schema.map { ResourceCollection.flattenedProperties($0, validator: validator) } ?? [:]
-        let closed = schema.map(validator.resolved)?["additionalProperties"] == .bool(false)
-        var placed = false
-        for (name, value) in given where Self.keepsIntegers(value) {
-            if let property = properties[name] {
-                guard validator.problems(value, against: property).isEmpty else { continue }
-                members[name] = value
-                placed = true
-            } else if !closed && properties.isEmpty {
-                members[name] = value
-                placed = true
+        let (envelope, inner) = Envelope.of(schema, validator: validator)
+        switch envelope {
+        case .none:
+            return shaped(item, as: schema, collection: collection)
+        case .key(let name):
+            var members = documented?.objectValue ?? [:]
+            members[name] = shaped(item, as: inner ?? [:], collection: collection)
+            return .object(members)
+        case .jsonAPI:
+            var members = documented?.objectValue ?? [:]
+            let data = Schemas.properties(schema, validator: validator)["data"] ?? [:]
+            members["data"] = resourceObject(item, schema: data, collection: collection, documented: members["data"])
+            return .object(members)
+        }
+    }
+
+    /// A JSON:API resource object of `item`: its id (as the schema types it), its `type`,
+    /// and its other fields as `attributes`.
+    private func resourceObject(_ item: JSONValue, schema: JSONValue, collection: ResourceCollection, documented: JSONValue? = nil) -> JSONValue {
+        let validator = document.validator
+        let properties = Schemas.properties(schema, validator: validator)
+        var data = documented?.objectValue ?? [:]
+        var fields = item.objectValue ?? [:]
+        if let property = collection.idProperty, let id = fields.removeValue(forKey: property) {
+            let idSchema = validator.resolved(properties["id"] ?? [:])
+            data["id"] = SchemaValidator.typeNames(idSchema["type"] ?? .null).contains("string") ? .string(DocumentAnswers.text(id)) : id
+        }
+        let typeSchema = validator.resolved(properties["type"] ?? [:])
+        if let type = typeSchema["const"] ?? typeSchema["enum"]?.arrayValue?.first {
+            data["type"] = type
+        } else if data["type"] == nil {
+            data["type"] = .string(collection.path.split(separator: "/").last.map(String.init) ?? "items")
+        }
+        data["attributes"] = shaped(.object(fields), as: properties["attributes"] ?? [:], collection: collection)
+        for name in Schemas.required(schema, validator: validator) where data[name] == nil {
+            if let property = properties[name] { data[name] = answers.sample(property, stream: "resource \(collection.itemPath) \(name)") }
+        }
+        return .object(data)
+    }
+
+    /// `item` in the shape of `schema`: the properties the schema has (write-only ones
+    /// left out) whose stored values are valid for it, and its required properties the
+    /// item lacks made from the seed (the same each time for the same item).
+    func shaped(_ item: JSONValue, as schema: JSONValue, collection: ResourceCollection) -> JSONValue {
+        let validator = document.validator
+        guard case .object(let fields) = item else { return item }
+        let properties = Schemas.properties(schema, validator: validator)
+        guard !properties.isEmpty else { return item }
+        let required = Schemas.required(schema, validator: validator)
+        let id = collection.idProperty.flatMap { fields[$0] }.map(DocumentAnswers.text) ?? ""
+        var out: [String: JSONValue] = [:]
+        for (name, property) in properties {
+            let resolved = validator.resolved(property)
+            if let value = fields[name], validator.problems(value, against: resolved).isEmpty {
+                if resolved["writeOnly"] == .bool(true) && !required.contains(name) { continue }
+                out[name] = value
+            } else if required.contains(name) {
+                out[name] = answers.sample(resolved, stream: "item \(collection.itemPath) \(id) \(name)")
             }
         }
-        if !placed, depth < 2, properties.count == 1 || properties.count == 2, let (name, wrapped) = properties.first(where: { validator.resolved($0.value)["type"] == "object" || validator.resolved($0.value)["properties"] != nil }),
-           let inner = members[name] {
-            members[name] = overlay(inner, with: fields, schema: wrapped, depth: depth + 1)
-        }
-        return .object(members)
+        return .object(out)
     }
 
     /// Whether every integer in `value` is written back as one: the engine's JSON numbers

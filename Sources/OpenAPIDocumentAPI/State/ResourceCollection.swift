@@ -4,16 +4,24 @@ import Scenarios
 /// A collection the document's paths describe: a path that takes POST (`/pets`) and an
 /// item path one parameter below it (`/pets/{petId}`). Items created by POST are read,
 /// changed and deleted at the item path and listed at the collection's.
+///
+/// Items are kept unwrapped, in the shape of the item the item path answers (its GET's
+/// success body, else the POST's), with the envelope each operation's bodies have taken
+/// off (`{"article": {…}}`, JSON:API's `data.attributes`) and put back on answering.
 struct ResourceCollection: Sendable {
     /// The collection's path template (`/owners/{ownerId}/pets`).
     let path: String
     /// The item path's template (`/owners/{ownerId}/pets/{petId}`).
     let itemPath: String
-    /// The item's property holding its id (`id`, or the path parameter's name), if any.
+    /// The item path's parameter (`petId`).
+    let parameter: String
+    /// The item's property holding its id (the path parameter's name, `id`, `uuid`, `_id`
+    /// or `slug`, the first the item has), if any.
     let idProperty: String?
-    /// The id's schema (integer ids count up, uuid ids are drawn from the seed).
+    /// The id's schema (integer ids count up, uuid ids are drawn from the seed, slugs are
+    /// made from the item's title or name).
     let idSchema: JSONValue
-    /// What an item looks like: the item GET's success body, else the POST's.
+    /// What an item looks like, unwrapped: the item GET's success body, else the POST's.
     let itemSchema: JSONValue?
     /// The list operation's paging parameters, when it has them.
     let paging: Paging?
@@ -33,13 +41,19 @@ struct ResourceCollection: Sendable {
             guard let (itemPath, itemOperations) = items.sorted(by: { $0.key < $1.key }).first else { continue }
             let parameter = String(itemPath.dropFirst(trimmed.count + 2).dropLast())
             let read = itemOperations.first { $0.method == "GET" }
-            let itemSchema = (read.flatMap { successSchema($0) } ?? successSchema(create)).map(validator.resolved)
-            let properties = itemSchema.map { flattenedProperties($0, validator: validator) } ?? [:]
-            let idProperty = [parameter, "id", "uuid", "_id"].first { properties[$0] != nil }
-            let idSchema = idProperty.flatMap { properties[$0].map(validator.resolved) }
-                ?? ["type": "integer"]
+            let answered = (read.flatMap { successSchema($0) } ?? successSchema(create))
+            let (envelope, itemSchema) = answered.map { Envelope.of($0, validator: validator) } ?? (.none, nil)
+            let properties = itemSchema.map { Schemas.properties($0, validator: validator) } ?? [:]
+            var idProperty = [parameter, "id", "uuid", "_id", "slug"].first { properties[$0] != nil }
+            var idSchema = idProperty.flatMap { properties[$0].map(validator.resolved) } ?? ["type": "integer"]
+            if envelope == .jsonAPI, idProperty == nil, let answered {
+                // A JSON:API resource's id is `data.id`, beside its attributes: kept as the item's `id`.
+                idProperty = "id"
+                let data = Schemas.properties(answered, validator: validator)["data"] ?? [:]
+                idSchema = Schemas.properties(data, validator: validator)["id"].map(validator.resolved) ?? ["type": "string"]
+            }
             let list = collectionOperations.first { $0.method == "GET" }
-            found.append(ResourceCollection(path: trimmed, itemPath: itemPath, idProperty: idProperty, idSchema: idSchema,
+            found.append(ResourceCollection(path: trimmed, itemPath: itemPath, parameter: parameter, idProperty: idProperty, idSchema: idSchema,
                                             itemSchema: itemSchema, paging: list.flatMap(Paging.init)))
         }
         return found
@@ -52,14 +66,21 @@ struct ResourceCollection: Sendable {
     }
 
     /// An object schema's properties, those of its `allOf` parts included.
-    static func flattenedProperties(_ schema: JSONValue, validator: SchemaValidator, depth: Int = 0) -> [String: JSONValue] {
-        let schema = validator.resolved(schema)
-        var properties = schema["properties"]?.objectValue ?? [:]
-        guard depth < 16 else { return properties }
-        for part in schema["allOf"]?.arrayValue ?? [] {
-            properties.merge(flattenedProperties(part, validator: validator, depth: depth + 1)) { own, _ in own }
-        }
-        return properties
+    static func flattenedProperties(_ schema: JSONValue, validator: SchemaValidator) -> [String: JSONValue] {
+        Schemas.properties(schema, validator: validator)
+    }
+}
+
+/// What answers a request for an item that is not there (never made, or deleted): the
+/// operation's documented 404, else its `4XX`, else its `default` (each with status 404),
+/// else the first it documents of 410, 422 and 400, else its lowest other documented 4xx.
+/// Nil when it documents none: the answer is then an undocumented 404, and the document's
+/// notes name the operation.
+enum MissingItem {
+    static func status(for operation: DocumentOperation) -> Int? {
+        if operation.response(for: 404) != nil { return 404 }
+        for status in [410, 422, 400] where operation.documents(status) { return status }
+        return operation.responses.compactMap { Int($0.code) }.filter { (400...499).contains($0) }.min()
     }
 }
 

@@ -27,6 +27,12 @@ final class ResourceStore: Sendable {
     /// Whether anything was ever created in `collection`.
     func isKnown(_ collection: String) -> Bool { state.current.collections[collection] != nil }
 
+    /// Whether anything was ever created in a collection whose path `template` matches
+    /// (`/posts/{slug}/notes` for `/posts/a/notes`).
+    func isKnown(matching template: PathPattern) -> Bool {
+        state.current.collections.keys.contains { template.match($0) != nil }
+    }
+
     func items(in collection: String) -> [JSONValue] {
         let current = state.current.collections[collection]
         return current.map { found in found.ids.compactMap { found.items[$0] } } ?? []

@@ -295,6 +295,12 @@ enum JSONParser {
             guard let value = Double(text), value.isFinite else {
                 throw Failure(offset: start, reason: "a number out of range")
             }
+            // An integer just past a 64-bit integer's range rounds to ±2^63, as Int64's own
+            // bounds do: it is moved one double further out, so a check against int64's range
+            // tells it from Int64.max and Int64.min (which stay ±2^63).
+            if abs(value) == 9_223_372_036_854_775_808.0, !text.contains("."), !text.contains("e"), !text.contains("E"), Int64(text) == nil {
+                return value > 0 ? value.nextUp : value.nextDown
+            }
             return value
         }
 

@@ -46,7 +46,7 @@ struct APIs: Sendable {
         let sources = served.compactMap { api in api.instance.openAPI.map { (source: $0, variant: api.variant) } }
         let strict = configuration.strict
         conformance = LazyConformance {
-            RequestConformance(documents: sources.map { $0.source.document(variant: $0.variant, strict: strict) })
+            RequestConformance(combining: sources.map { $0.source.conformance ?? RequestConformance(documents: [$0.source.document(variant: $0.variant, strict: strict)]) })
         }
     }
 

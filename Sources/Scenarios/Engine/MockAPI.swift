@@ -140,10 +140,23 @@ public struct NoSnapshot: Codable, Sendable {}
 /// requests against, and the one `/__admin/openapi/NAME` serves.
 public struct OpenAPISource: Sendable {
     private let make: @Sendable (_ variant: String, _ strict: Bool) -> JSONValue
+    /// The document's checker when it is made once for every engine (nil: each engine
+    /// makes one from the document when it first checks a request).
+    public let conformance: RequestConformance?
 
     /// `make` builds the document of a variant (one of the API's); it should capture only
     /// what the document needs (journal entries keep it as long as they are kept).
-    public init(_ make: @escaping @Sendable (_ variant: String, _ strict: Bool) -> JSONValue) { self.make = make }
+    public init(_ make: @escaping @Sendable (_ variant: String, _ strict: Bool) -> JSONValue) {
+        self.make = make
+        conformance = nil
+    }
+
+    /// One document for every variant, with its checker made once and shared by every
+    /// engine serving it (a large document's is costly to make per engine).
+    public init(document: JSONValue, conformance: RequestConformance) {
+        make = { _, _ in document }
+        self.conformance = conformance
+    }
 
     public func document(variant: String, strict: Bool) -> JSONValue { make(variant, strict) }
 }

@@ -122,15 +122,38 @@ public struct RequestConformance: Sendable {
                 }
             }
         }
-        let sorted = paths.sorted { $0.pattern.literalCount > $1.pattern.literalCount }
+        self.init(paths: paths)
+    }
+
+    /// One checker of the documents of `parts`, in their order: what a checker made of all
+    /// their documents at once checks, without reading the documents again (a large
+    /// document's checker is made once and shared by every engine serving it).
+    public init(combining parts: [RequestConformance]) {
+        self.init(paths: parts.flatMap(\.paths))
+    }
+
+    private init(paths: [(pattern: PathPattern, operations: [String: Operation])]) {
+        let sorted = paths.enumerated().sorted { ($0.element.pattern.literalCount, -$0.offset) > ($1.element.pattern.literalCount, -$1.offset) }.map(\.element)
         self.paths = sorted
         let keys = sorted.map(\.pattern.requiredFirstSegment)
+        var byKey: [Substring: [Int]] = [:]
+        var anyFirst: [Int] = []
+        for (index, key) in keys.enumerated() {
+            if let key { byKey[Substring(key), default: []].append(index) } else { anyFirst.append(index) }
+        }
+        // Each first segment's templates with those of any first segment, in `paths` order.
         var candidates: [Substring: [Int]] = [:]
-        for key in Set(keys.compactMap { $0 }) {
-            candidates[Substring(key)] = keys.indices.filter { keys[$0] == key || keys[$0] == nil }
+        for (key, own) in byKey {
+            var merged: [Int] = []
+            merged.reserveCapacity(own.count + anyFirst.count)
+            var (i, j) = (0, 0)
+            while i < own.count || j < anyFirst.count {
+                if j == anyFirst.count || (i < own.count && own[i] < anyFirst[j]) { merged.append(own[i]); i += 1 } else { merged.append(anyFirst[j]); j += 1 }
+            }
+            candidates[key] = merged
         }
         self.candidates = candidates
-        self.anyFirstSegment = keys.indices.filter { keys[$0] == nil }
+        self.anyFirstSegment = anyFirst
     }
 
     /// The operations' keys in a path item.
@@ -231,7 +254,14 @@ public struct RequestConformance: Sendable {
     /// `text` as the JSON value a parameter of these types stands for: an integer only
     /// when it is written as one (`1e3` stays text), a number, a boolean, else the text.
     static func typed(_ text: String, as types: [String]) -> JSONValue {
-        if types.contains("integer"), let integer = Int(text) { return .number(Double(integer)) }
+        if types.contains("integer") {
+            if let integer = Int(text) { return .number(Double(integer)) }
+            // Past a 64-bit integer: read as JSON reads it, so int64's range check refuses it.
+            if text.count > 18, let value = JSONValue(parsing: Data(text.utf8)), case .number(let number) = value,
+               text.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-") }) {
+                return .number(number)
+            }
+        }
         if types.contains("number"), let number = Double(text), number.isFinite,
            text.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") || $0 == UInt8(ascii: "+") }) {
             return .number(number)
@@ -263,7 +293,7 @@ public struct RequestConformance: Sendable {
         }
         let given = request.headers["Content-Type"] ?? ""
         let mediaType = given.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-        guard let media = content.first(where: { $0.key.lowercased() == mediaType })?.value else {
+        guard let media = Self.media(for: mediaType, in: content) else {
             return [RequestViolation(path: "$.header.Content-Type",
                                      reason: "\(given.isEmpty ? "no Content-Type" : "\"\(given)\"") where the document takes \(content.keys.sorted().joined(separator: " or "))")]
         }
@@ -277,10 +307,38 @@ public struct RequestConformance: Sendable {
         if mediaType == "application/x-www-form-urlencoded" {
             return checkForm(request.body, schema: schema, operation)
         }
-        if mediaType == "multipart/form-data" {
+        if mediaType == "multipart/form-data" || mediaType == "multipart/mixed" {
             return checkMultipart(request, given, schema: schema, encoding: media["encoding"]?.objectValue ?? [:], operation)
         }
+        if mediaType == "application/xml" || mediaType == "text/xml" || mediaType.hasSuffix("+xml") {
+            switch XMLBody.value(request.body, schema: schema, validator: operation.validator) {
+            case .failure(let malformed):
+                return [RequestViolation(path: "$.body", reason: "not XML: \(malformed.reason)")]
+            case .success(let value):
+                return operation.validator.problems(value, against: schema, at: "$.body").map(Self.violation)
+            }
+        }
+        if mediaType.hasPrefix("text/"), SchemaValidator.typeNames(operation.validator.resolved(schema)["type"] ?? .null) == ["string"] {
+            guard let text = String(data: request.body, encoding: .utf8) else {
+                return [RequestViolation(path: "$.body", reason: "not UTF-8 text")]
+            }
+            return operation.validator.problems(.string(text), against: schema, at: "$.body").map(Self.violation)
+        }
         return []
+    }
+
+    /// The media type object of `content` that a body of `mediaType` (lower case, without
+    /// parameters) is read by: the same type (the document's parameters, such as
+    /// `charset`, aside), else a range that covers it (`application/*`, `*/*`).
+    static func media(for mediaType: String, in content: [String: JSONValue]) -> JSONValue? {
+        var range: JSONValue?
+        var any: JSONValue?
+        for (key, media) in content {
+            let type = key.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+            if type == mediaType { return media }
+            if type == "*/*" { any = media } else if type.hasSuffix("/*"), mediaType.hasPrefix(type.dropLast()) { range = media }
+        }
+        return range ?? any
     }
 
     /// A form body (`a=1&b=x`) as the object its schema describes, each value read as
@@ -330,7 +388,10 @@ public struct RequestConformance: Sendable {
         let properties = resolved["properties"]?.objectValue ?? [:]
         var found: [RequestViolation] = []
         var reported = Set<String>()
-        for part in form.parts {
+        // A part the schema does not name is refused only where the schema is closed
+        // (`additionalProperties: false`), as for a JSON body's keys.
+        let closed = resolved["additionalProperties"] == .bool(false)
+        for part in form.parts where closed {
             let name = part.name ?? ""
             guard properties[name] == nil, reported.insert(name).inserted else { continue }
             found.append(RequestViolation(path: "$.body.\(name.isEmpty ? "(no name)" : name)",
@@ -365,15 +426,28 @@ public struct RequestConformance: Sendable {
     /// One multipart part: a JSON part against its schema, a file part's type.
     private func checkPart(_ part: MultipartForm.Part, at path: String, schema: JSONValue, types: [String], _ operation: Operation) -> [RequestViolation] {
         let given = (part.contentType ?? "").split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-        if types.contains("application/json") {
+        let resolved = operation.validator.resolved(schema)
+        // An object's part is JSON unless the encoding says otherwise (OpenAPI's default).
+        let jsonByDefault = types.isEmpty && SchemaValidator.typeNames(resolved["type"] ?? .null).contains("object")
+        if types.contains("application/json") || jsonByDefault {
             var found: [RequestViolation] = []
-            if given != "application/json" {
+            if given != "application/json" && !(jsonByDefault && given.isEmpty) {
                 found.append(RequestViolation(path: path, reason: "\(given.isEmpty ? "no Content-Type" : given) where the document takes application/json"))
             }
             guard let json = JSONValue(parsing: part.body) else {
                 return found + [RequestViolation(path: path, reason: "a JSON part that is not JSON: \(MockRequest.preview(part.body))")]
             }
             return found + operation.validator.problems(json, against: schema, at: path).map(Self.violation)
+        }
+        let isFile = resolved["format"] == "binary" || resolved["format"] == "byte" || resolved["contentMediaType"] != nil
+            || resolved["contentEncoding"] != nil || !types.isEmpty
+        if !isFile {
+            // A text part is the value of its property: read as its type, then checked.
+            guard let text = String(data: part.body, encoding: .utf8) else {
+                return [RequestViolation(path: path, reason: "a text part that is not UTF-8")]
+            }
+            let value = Self.typed(text, as: SchemaValidator.typeNames(resolved["type"] ?? .null))
+            return operation.validator.problems(value, against: schema, at: path).map(Self.violation)
         }
         guard !types.isEmpty, !types.contains(given) else { return [] }
         return [RequestViolation(path: path, reason: "\(given.isEmpty ? "no Content-Type" : given) where the document takes \(types.joined(separator: " or "))")]

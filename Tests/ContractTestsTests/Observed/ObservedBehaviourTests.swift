@@ -40,8 +40,6 @@ extension ClientBehaviour: CustomTestStringConvertible {}
     /// once, so its 10 s limit only ends a wait that should not happen.
     @Test(arguments: ClientBehaviour.faults)
     func eachFaultGivesTheTablesError(_ row: ClientBehaviour) async throws {
-        await TestGate.shared.acquire(exclusive: false)   // an engine and a server each: kept off the timing tests
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let timeout: TimeInterval = row.name == Fault.hang.rawValue ? 2 : 10
         let (endpoint, _) = try await Self.endpoint(Self.faultRules, Self.transport(row.transport), timeout: timeout)
         let session = endpoint.session(timeout: timeout)
@@ -65,8 +63,6 @@ extension ClientBehaviour: CustomTestStringConvertible {}
     /// platforms, the system store on Linux).
     @Test(arguments: ClientBehaviour.tls)
     func eachTLSFaultGivesTheTablesError(_ row: ClientBehaviour) async throws {
-        await TestGate.shared.acquire(exclusive: false)   // a handshake each: kept off the timing tests
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let ca = try await TestCA.trusted()
         let engine = try MockEngine(configuration: EngineConfiguration(fixturesDirectory: MockFixtures.directory, scenario: row.name))
         let server = MockHTTPServer(engine: engine, configuration: ServerConfiguration(tls: TLSSettings(caDirectory: ca.directory)))
@@ -92,8 +88,6 @@ extension ClientBehaviour: CustomTestStringConvertible {}
     /// Where a redirect leads: the final status, and the second request as the mock saw it.
     @Test(arguments: ClientBehaviour.redirects)
     func eachRedirectIsFollowedAsTheTableSays(_ row: ClientBehaviour) async throws {
-        await TestGate.shared.acquire(exclusive: false)   // an engine and a server each: kept off the timing tests
-        defer { Task { await TestGate.shared.release(exclusive: false) } }
         let (endpoint, journal) = try await Self.endpoint(Self.redirectRules, Self.transport(row.transport), timeout: 10)
         let session = endpoint.session(timeout: 10)
         let (method, path) = switch row.name {

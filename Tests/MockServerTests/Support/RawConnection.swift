@@ -108,11 +108,29 @@ final class RawConnection: @unchecked Sendable {
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &value, socklen_t(MemoryLayout<Int32>.size))
     }
 
-    /// Reads until the peer closes, `done` says enough, or `timeout` passes.
-    func read(timeout: TimeInterval = 5, until done: @escaping @Sendable (Data) -> Bool = { _ in false }) async -> RawRead {
+    /// Reads until the peer closes, `done` says enough, or `timeout` passes. The timeout
+    /// only bounds a failure (a read returns as soon as the answer is in), so it is a
+    /// minute: a loaded 2-core machine once took longer than 5 s to answer a keep-alive
+    /// request here.
+    func read(timeout: TimeInterval = 60, until done: @escaping @Sendable (Data) -> Bool = { _ in false }) async -> RawRead {
         await withCheckedContinuation { continuation in
             Thread {
                 continuation.resume(returning: self.readBlocking(timeout: timeout, until: done))
+            }.start()
+        }
+    }
+
+    /// Sends `text`, then reads as `read(timeout:until:)` does, and gives the seconds from
+    /// the send to the end of the read. Both are measured on the reading thread: a test
+    /// process whose shared pool other tests hold does not add to them.
+    func exchange(_ text: String, timeout: TimeInterval = 60,
+                  until done: @escaping @Sendable (Data) -> Bool = { _ in false }) async -> (read: RawRead, seconds: TimeInterval) {
+        await withCheckedContinuation { continuation in
+            Thread {
+                let start = Date()
+                self.send(text)
+                let read = self.readBlocking(timeout: timeout, until: done)
+                continuation.resume(returning: (read, Date().timeIntervalSince(start)))
             }.start()
         }
     }

@@ -1,7 +1,8 @@
 import Foundation
 import MockFixtures
-import MockServer
+@testable import MockServer
 import MockServerTLS
+import NIOCore
 import Scenarios
 import TestSupport
 #if canImport(FoundationNetworking)
@@ -34,7 +35,7 @@ struct TestServer {
         scenario: String = "happy-path",
         timeScale: Double = 1,
         seed: UInt64 = 0,
-        limits: ConnectionLimits = .default,
+        limits: ConnectionLimits = .patient(),
         adminToken: String? = nil,
         strict: Bool = false,
         tls: TLSSettings? = nil
@@ -64,7 +65,7 @@ func withServer<T>(
     scenario: String = "happy-path",
     timeScale: Double = 1,
     seed: UInt64 = 0,
-    limits: ConnectionLimits = .default,
+    limits: ConnectionLimits = .patient(),
     adminToken: String? = nil,
     strict: Bool = false,
     _ body: (TestServer) async throws -> T
@@ -88,7 +89,9 @@ enum HTTP {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.timeoutIntervalForRequest = 15
+        // Only bounds a failure (an answer ends the wait): two minutes, which a loaded 2-core
+        // machine does not use up; a test of a timeout sets its own.
+        configuration.timeoutIntervalForRequest = 120
         // Every test server is 127.0.0.1: the default of 6 connections per host would make
         // unrelated tests (some hold hung connections on purpose) queue behind each other.
         configuration.httpMaximumConnectionsPerHost = 256
@@ -129,7 +132,7 @@ enum HTTP {
 
 extension HTTP {
     /// The URLError a request ends with, nil when it succeeds.
-    static func failure(_ url: URL, headers: [String: String] = [:], timeout: TimeInterval = 10) async -> URLError? {
+    static func failure(_ url: URL, headers: [String: String] = [:], timeout: TimeInterval = 60) async -> URLError? {
         do {
             _ = try await get(url, headers: headers, timeout: timeout)
             return nil
@@ -146,4 +149,42 @@ func measure<T>(_ body: () async throws -> T) async rethrows -> (T, TimeInterval
     let start = Date()
     let result = try await body()
     return (result, Date().timeIntervalSince(start))
+}
+
+extension TestServer {
+    /// Stops the server's connections as `stop()` does (each asked to finish, the rest
+    /// closed after the grace) and gives the seconds from the ask to the last close, timed
+    /// on the connections' event loop: a test process whose shared pool other tests hold
+    /// does not add to them. The listener stays open until `stop()`.
+    func stopConnections() async throws -> TimeInterval {
+        let start = NIODeadline.now()
+        guard let stopped = server.connections.stop(grace: server.configuration.limits.shutdownGrace) else { return 0 }
+        let end = try await stopped.map { NIODeadline.now() }.get()
+        return Double((end - start).nanoseconds) / 1e9
+    }
+}
+
+/// Polls `condition` every 10 ms until it holds or `seconds` pass, and tells whether it
+/// held: for end-to-end tests that wait on something a server or a client does at its own
+/// pace. The bound only decides how long a failure takes (a pass returns as soon as the
+/// condition holds), so it is generous.
+func eventually(within seconds: TimeInterval = 120, _ condition: () -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !condition() {
+        guard Date() < deadline else { return false }
+        try? await Task.sleep(nanoseconds: 10_000_000)
+    }
+    return true
+}
+
+extension ConnectionLimits {
+    /// The server's limits, except that a connection may idle, or take its time over a
+    /// request's head, for an hour: a socket test never has a connection timed out under
+    /// it, however long a loaded machine holds the test (a full run on 2 cores once held
+    /// one past the 60 s the test's own head timeout allowed). The timeouts themselves are
+    /// tested on an event loop's clock (`EmbeddedConnection`).
+    static func patient(maxConnections: Int = ConnectionLimits.default.maxConnections,
+                        shutdownGrace: TimeAmount = ConnectionLimits.default.shutdownGrace) -> ConnectionLimits {
+        ConnectionLimits(idleTimeout: .seconds(3600), headTimeout: .seconds(3600), maxConnections: maxConnections, shutdownGrace: shutdownGrace)
+    }
 }
