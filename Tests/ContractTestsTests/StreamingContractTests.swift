@@ -2,7 +2,6 @@ import ContractTests
 import Foundation
 import MockFixtures
 import Scenarios
-import TestSupport
 import Testing
 
 /// The streaming suite as the tests run it: in process, a 2 s timeout and a 2 s margin
@@ -14,18 +13,14 @@ func streamingConfiguration(transport: ContractTransport = .inProcess) -> SuiteC
 @Suite(.serialized) struct StreamingContractTests {
     @Test(arguments: [true, false])
     func theReferenceClientPassesEveryCheck(resumes: Bool) async throws {
-        let report = await withTestGate(exclusive: false) {
-            await StreamingContract.suite(streamingConfiguration()).run { ReferenceEventStreamClient(context: $0, resumes: resumes) }
-        }
+        let report = await StreamingContract.suite(streamingConfiguration()).run { ReferenceEventStreamClient(context: $0, resumes: resumes) }
         #expect(report.passed, "\(report)")
         #expect(report.results.count == 7)
     }
 
     @Test(arguments: StreamDefect.allCases)
     func eachDefectFailsExactlyItsCheck(defect: StreamDefect) async throws {
-        let report = await withTestGate(exclusive: false) {
-            await StreamingContract.suite(streamingConfiguration()).run { FlawedEventStreamClient(defect: defect, context: $0) }
-        }
+        let report = await StreamingContract.suite(streamingConfiguration()).run { FlawedEventStreamClient(defect: defect, context: $0) }
         let (failing, phrase) = defect.expectation
         #expect(Set(report.failures.map(\.id)) == failing, "\(defect): \(report)")
         let messages = report.failures.compactMap(\.message).joined(separator: "\n")
