@@ -67,6 +67,4 @@ public enum EventStreamEnding: Sendable, Hashable, CustomStringConvertible {
         case .cancelled: return "cancelled"
         }
     }
-
-    var isFailure: Bool { if case .failed = self { return true } else { return false } }
 }

@@ -13,7 +13,7 @@ import FoundationNetworking
 /// Every stream's first event sets a reconnection time of 10 ms (`retry: 10`), and a
 /// request after the stream's last planned one is answered `204 No Content`, which tells
 /// an `EventSource`-like client to stop: a client that resumes does so at once, and ends.
-/// Times are short (events 10 to 20 ms apart), so the checks that do not wait for the
+/// Times are short (events 10 to 50 ms apart), so the checks that do not wait for the
 /// client's timeout take well under a second in process.
 public enum StreamingChecks {
     /// Opens the stream with the provider: the client's call, handing each event to
