@@ -7,11 +7,11 @@ extension OpenAPIContract {
     /// How the client opens one documented event stream, and whether it resumes it.
     public struct StreamCall<Client: Sendable>: Sendable {
         /// Whether the client resumes a broken stream with `Last-Event-ID`
-        /// (``ContractTests/EventStreamProvider/resumesWithLastEventID``).
+        /// (`EventStreamProvider.resumesWithLastEventID`).
         public var resumes: Bool
         /// Opens the stream with the client, hands each event to `onEvent` as the client
         /// dispatches it, and says how the stream ended
-        /// (``ContractTests/EventStreamProvider/stream(_:onEvent:)`` states the contract).
+        /// (`EventStreamProvider.stream(_:onEvent:)` states the contract).
         public var open: @Sendable (Client, _ onEvent: @escaping @Sendable (ReceivedEvent) -> Void) async -> EventStreamEnding
 
         /// A stream call: `open` makes it; `resumes` says whether the client resumes.
@@ -22,7 +22,7 @@ extension OpenAPIContract {
         }
     }
 
-    /// The streaming checks (``ContractTests/StreamingChecks``) for the operations the
+    /// The streaming checks (`StreamingChecks`) for the operations the
     /// document answers with a `text/event-stream` body, against your client. Ids are
     /// `API.OPERATION.stream.…`.
     ///

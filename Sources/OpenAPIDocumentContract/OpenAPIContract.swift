@@ -154,6 +154,7 @@ public enum OpenAPIContractError: Error, CustomStringConvertible {
     /// `streams` are those it does.
     case notEventStreams([String], streams: [String])
 
+    /// What is wrong, and what to give instead.
     public var description: String {
         switch self {
         case .unreadableDocument(let error):

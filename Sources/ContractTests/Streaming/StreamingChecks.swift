@@ -124,9 +124,9 @@ public enum StreamingChecks {
         var lines: [String] = []
         for index in 0..<max(got.count, expected.count) {
             switch (index < got.count ? got[index] : nil, index < expected.count ? expected[index] : nil) {
-            case let (have?, want?) where have != want: lines.append("event \(index + 1): got \(have), want \(want)")
-            case let (have?, nil): lines.append("event \(index + 1): got \(have), past the \(expected.count) events the stream has")
-            case let (nil, want?): lines.append("event \(index + 1): missing \(want)")
+            case (let have?, let want?) where have != want: lines.append("event \(index + 1): got \(have), want \(want)")
+            case (let have?, nil): lines.append("event \(index + 1): got \(have), past the \(expected.count) events the stream has")
+            case (nil, let want?): lines.append("event \(index + 1): missing \(want)")
             default: break
             }
         }
