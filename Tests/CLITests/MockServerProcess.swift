@@ -27,16 +27,10 @@ final class MockServerProcess: @unchecked Sendable {
         return URL(fileURLWithPath: ".build/debug/mock-server")
     }
 
-    let process = Process()
-    let stdout = Pipe()
-    let stderr = Pipe()
+    let process: ChildProcess
 
     init(_ arguments: [String], executable: URL? = nil) throws {
-        process.executableURL = executable ?? Self.binary
-        process.arguments = arguments
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
+        process = try ChildProcess((executable ?? Self.binary).path, arguments)
     }
 
     /// Runs to completion: (exit status, stdout, stderr).
@@ -48,14 +42,16 @@ final class MockServerProcess: @unchecked Sendable {
 
     /// The first line on stdout (the `Listening on` line), or on `pipe`, read on a thread
     /// of its own.
-    func firstLine(of pipe: Pipe? = nil, timeout: TimeInterval = 60) async -> String? {
-        let handle = (pipe ?? stdout).fileHandleForReading
+    func firstLine(of pipe: FileHandle? = nil, timeout: TimeInterval = 60) async -> String? {
+        guard let handle = pipe ?? stdout else { return nil }
         return try? await onOwnThread {
             var bytes = Data()
+            var byte: UInt8 = 0
             while true {
-                let chunk = handle.readData(ofLength: 1)
-                if chunk.isEmpty || chunk == Data("\n".utf8) { break }
-                bytes.append(chunk)
+                let count = read(handle.fileDescriptor, &byte, 1)
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 || byte == UInt8(ascii: "\n") { break }
+                bytes.append(byte)
             }
             return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
         }
@@ -70,18 +66,23 @@ final class MockServerProcess: @unchecked Sendable {
         }
         if process.isRunning {
             // SIGKILL: a server that missed a SIGTERM may miss another.
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.signal(SIGKILL)
+            _ = try? await onOwnThread { [process] in process.wait() }
             return -1
         }
-        return process.terminationStatus
+        return process.wait()
     }
 
-    func readAll(_ pipe: Pipe) -> String {
-        String(decoding: Pipe.readToEnd(pipe.fileHandleForReading), as: UTF8.self)
+    /// The child's standard output.
+    var stdout: FileHandle? { process.standardOutput }
+    /// The child's standard error.
+    var stderr: FileHandle? { process.standardError }
+
+    func readAll(_ handle: FileHandle?) -> String {
+        String(decoding: handle.map(Pipe.readToEnd) ?? Data(), as: UTF8.self)
     }
 
-    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+    func signal(_ number: Int32) { process.signal(number) }
 
-    deinit { if process.isRunning { process.terminate() } }
+    deinit { if process.isRunning { process.signal(SIGTERM) } }
 }

@@ -47,22 +47,15 @@ import FoundationNetworking
     /// `tool` with `arguments`, its standard output read as it comes.
     static func arrivals(_ tool: String, _ arguments: [String]) async throws -> (status: Int32, arrivals: Arrivals) {
         try await onOwnThread {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [tool] + arguments
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardError = FileHandle.nullDevice
             let start = Date()
-            try process.run()
+            let child = try ChildProcess(tool: tool, arguments, error: .null)
             var arrivals = Arrivals()
-            while true {
-                let data = Pipe.readSome(out.fileHandleForReading)
+            while let output = child.standardOutput {
+                let data = Pipe.readSome(output)
                 if data.isEmpty { break }
                 arrivals.reads.append((Date().timeIntervalSince(start), String(decoding: data, as: UTF8.self)))
             }
-            process.waitUntilExit()
-            return (process.terminationStatus, arrivals)
+            return (child.wait(), arrivals)
         }
     }
 

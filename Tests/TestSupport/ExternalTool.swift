@@ -54,14 +54,8 @@ public struct ExternalTool: Sendable, Equatable, CustomStringConvertible {
 
     private static func pythonImports(_ module: String) -> Bool {
         guard let python = path(of: "python3") else { return false }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", "import \(module)"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        guard let child = try? ChildProcess(python, ["-c", "import \(module)"], output: .null, error: .null) else { return false }
+        return child.wait() == 0
     }
 }
 

@@ -34,25 +34,19 @@ public enum Tool {
             throw MissingTool("\(tool) is not on the PATH; give the test .requires(...) with it (see ExternalTool)")
         }
         return try await onOwnThread {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [tool] + arguments
-            let out = Pipe(), err = Pipe(), inPipe = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            process.standardInput = inPipe
-            try process.run()
-            if let input { inPipe.fileHandleForWriting.write(Data(input.utf8)) }
-            try? inPipe.fileHandleForWriting.close()
+            let child = try ChildProcess(tool: tool, arguments, input: input == nil ? .null : .pipe)
+            if let input, let handle = child.standardInput { ChildProcess.write(Data(input.utf8), to: handle) }
+            try? child.standardInput?.close()
             // Both pipes at once: a tool that fills one while the other is read would block.
-            let stderr = ErrorOutput(), errors = err.fileHandleForReading
+            let stderr = ErrorOutput()
+            let errors = child.standardError
             Thread {
-                stderr.finish(Pipe.readToEnd(errors))
+                stderr.finish(errors.map(Pipe.readToEnd) ?? Data())
             }.start()
-            let stdout = Pipe.readToEnd(out.fileHandleForReading)
+            let stdout = child.standardOutput.map(Pipe.readToEnd) ?? Data()
             let errorBytes = stderr.wait()
-            process.waitUntilExit()
-            return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            let status = child.wait()
+            return Result(status: status, stdout: String(decoding: stdout, as: UTF8.self),
                           stderr: String(decoding: errorBytes, as: UTF8.self))
         }
     }

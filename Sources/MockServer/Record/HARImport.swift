@@ -169,7 +169,7 @@ public enum HARImport {
             (query, redactedQuery) = Redaction.query(query)
             count(redactedQuery, " in the query")
             let requestType = entry.requestContentType ?? requestHeaders["Content-Type"]
-            if case let (redacted, found)? = Redaction.body(requestBody, contentType: requestType) {
+            if case (let redacted, let found)? = Redaction.body(requestBody, contentType: requestType) {
                 requestBody = redacted
                 redactedKeys = found
                 count(found)
@@ -177,7 +177,7 @@ public enum HARImport {
                 requestBody = Data()
                 capture.notes.append("$.log.entries[\(entry.index)].request.postData.text: multipart that does not parse, left out (its secrets cannot be found; replay does not match on it)")
             }
-            if case let (redacted, found)? = Redaction.body(body, contentType: headers["Content-Type"]) {
+            if case (let redacted, let found)? = Redaction.body(body, contentType: headers["Content-Type"]) {
                 body = redacted
                 count(found)
             }

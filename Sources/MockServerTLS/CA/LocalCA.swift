@@ -1,6 +1,8 @@
 import Crypto
 import Foundation
 import MockServer
+import SwiftASN1
+import X509
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -8,8 +10,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import SwiftASN1
-import X509
 
 /// The local certificate authority that signs the server's HTTPS certificates.
 /// Generated on first use into a user folder (`~/.mock-server/ca/` unless told
