@@ -124,6 +124,17 @@ import Testing
         #expect(try connection.written().isEmpty)
     }
 
+    /// Events already due are written in a loop, not by recursion: fifty thousand at once
+    /// would overflow an event loop thread's stack (512 KiB on Apple platforms) otherwise.
+    @Test func aLongRunOfEventsDueAtOnceIsWrittenWithoutRecursion() throws {
+        let burst = EventStream([.text("x")], repetition: .times(50_000))
+        let connection = try Self.connection(.eventStream(burst))
+        try connection.send(ConnectionHandlerTests.get("/events"))
+        let chunks = Self.chunks(try connection.written())
+        #expect(chunks.count == 50_001)
+        #expect(chunks.last == "")
+    }
+
     @Test func aClientThatStopsReadingHoldsTheNextEvent() throws {
         let connection = try Self.connection(.eventStream(Self.three))
         try connection.send(ConnectionHandlerTests.get("/events"))

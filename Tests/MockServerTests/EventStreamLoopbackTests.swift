@@ -118,6 +118,18 @@ import FoundationNetworking
         }
     }
 
+    /// A HEAD of a stream is its head alone, ended: on HTTP/2 the HEADERS frame ends the stream.
+    @Test(.requires(.curl)) func aHeadOfAStreamEndsOverHTTP2() async throws {
+        let ca = try await TestCA.trusted()
+        let server = try await TestServer.start(scenarios: [Self.scenario], scenario: "stream", tls: TLSSettings(caDirectory: ca.directory))
+        defer { Task { await server.stop() } }
+        let result = try await Tool.run("curl", ["-sS", "-I", "--http2", "-m", "20", "--cacert", ca.certificateURL.path,
+                                                 server.address.baseURL + "/events"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("HTTP/2 200"), "\(result.stdout)")
+        #expect(result.stdout.lowercased().contains("content-type: text/event-stream"))
+    }
+
     /// On HTTP/2 the stream, not the connection, is cut: RST_STREAM, which curl reports as
     /// error 92 ("HTTP/2 stream was not closed cleanly") after the events before it.
     @Test(.requires(.curl), arguments: [StreamFault.drop(after: 2, clean: false), .endEarly(after: 2)])

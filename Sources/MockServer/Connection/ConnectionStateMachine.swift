@@ -101,12 +101,6 @@ struct ConnectionStateMachine {
 
     // MARK: Reading
 
-    enum ReadAction: Equatable {
-        case read
-        /// Held: the read is done when reads resume (`resumeReading`).
-        case withhold
-    }
-
     /// The channel asks to read more: allowed unless parts wait in the queue, the uplink
     /// holds the body back, or a stopping server reads no more.
     mutating func readRequested() -> ReadAction {
@@ -133,13 +127,6 @@ struct ConnectionStateMachine {
 
     // MARK: Request parts
 
-    enum HeadAction: Equatable {
-        /// Queued behind the answer under way.
-        case queued
-        /// A request begun: its body is read next.
-        case began
-    }
-
     /// A request head arrived; `declaredLength` is its `Content-Length` (0 without one).
     /// `fromQueue`: the part comes from `nextQueued()`, so parts behind it in the queue do
     /// not hold it back.
@@ -158,16 +145,6 @@ struct ConnectionStateMachine {
             state = .receiving(Request(head: head, body: ByteBufferAllocator().buffer(capacity: max(0, declaredLength)), receivedAt: now))
         }
         return .began
-    }
-
-    enum BodyAction: Equatable {
-        case queued
-        /// Kept: `bytes` more of the body (the uplink paces them).
-        case stored(bytes: Int)
-        /// Past the limit: dropped.
-        case dropped
-        /// No request is being read (a part the decoder sent after a refusal): ignored.
-        case ignored
     }
 
     /// A part of a request body arrived.
@@ -207,17 +184,6 @@ struct ConnectionStateMachine {
             queue.append(.body(chunk))
             return .queued
         }
-    }
-
-    enum EndAction {
-        case queued
-        /// Answer this request.
-        case answer(Request)
-        /// Its body passed the limit: refuse it with 413 and close.
-        case refuseTooLarge(Request)
-        /// Complete before the uplink could have carried it: `uplinkCarried()` answers it.
-        case awaitUplink
-        case ignored
     }
 
     /// The request's end arrived. `uplinkPending`: a network profile's uplink has not
@@ -280,15 +246,6 @@ struct ConnectionStateMachine {
     /// An endless answer began.
     mutating func startStreaming() { if !isClosedOrClosing { state = .streaming } }
 
-    enum AfterResponse: Equatable {
-        /// Nothing to do now (the channel is not writable yet, or it closed).
-        case none
-        /// Idle again: drain the queue (`nextQueued`), then `resumeReading`.
-        case ready
-        /// Nothing more will be answered: close once the writes are out.
-        case closeAfterWrites
-    }
-
     /// The last part of an answer was written. `keepAlive`: the connection stays open;
     /// `writable`: the channel takes more bytes now.
     mutating func responseEnded(keepAlive: Bool, writable: Bool) -> AfterResponse {
@@ -328,22 +285,6 @@ struct ConnectionStateMachine {
 
     // MARK: Refusals, deadlines, stop, close
 
-    /// Why the transport refuses a request before the engine sees it.
-    enum Refusal: Equatable {
-        case malformed(String)
-        case headTooLarge(limit: Int)
-        case headTimedOut
-        case bodyStalled
-    }
-
-    enum RefusalAction {
-        /// Answer the refusal (the request in progress, if any, is what it refuses), then
-        /// close: the machine is `responding`, and the answer's end (`keepAlive: false`) closes.
-        case refuse(Request?)
-        /// An answer is under way: there is nothing to answer on, so just close.
-        case close
-    }
-
     /// The transport refuses what is being read: malformed, too large, too slow.
     mutating func refuse(_ refusal: Refusal) -> RefusalAction {
         var taken = State.responding
@@ -372,12 +313,6 @@ struct ConnectionStateMachine {
         return true
     }
 
-    enum QuiesceAction: Equatable {
-        case none
-        /// Nothing is under way: close once the writes are out.
-        case closeAfterWrites
-    }
-
     /// A stopping server asks the connection to finish: the answer under way goes out with
     /// `Connection: close`, and nothing more is read. An HTTP/2 stream finishes its request
     /// (the connection's GOAWAY named it as taken).
@@ -390,23 +325,6 @@ struct ConnectionStateMachine {
             return .closeAfterWrites
         default:
             return .none
-        }
-    }
-
-    /// A request the server read and never answered, for the journal.
-    struct Abandoned {
-        let head: HTTPRequestHead
-        /// When it arrived, when known (a queued request's time is the close's).
-        let receivedAt: Date?
-        let reason: Reason
-
-        enum Reason: Equatable {
-            /// Cut off mid-body.
-            case bodyCutOff
-            /// Complete, but the uplink was still carrying its body.
-            case uplinkCutOff
-            /// Complete and queued behind an answer (pipelining).
-            case queued
         }
     }
 

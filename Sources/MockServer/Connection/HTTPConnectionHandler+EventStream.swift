@@ -34,6 +34,11 @@ extension HTTPConnectionHandler {
         var lastWrite: NIODeadline
         /// The step waiting for its time, cancelled when the client goes.
         var timer: Scheduled<Void>?
+        /// `playNextStep` is carrying out steps: a step that asks for the next one from
+        /// inside it sets `again`, and the loop goes on, so a run of events already due
+        /// costs no stack (an event loop thread's stack is 512 KiB on Apple platforms).
+        var driving = false
+        var again = false
     }
 
     /// Plays `plan`'s event stream for `request`.
@@ -41,34 +46,50 @@ extension HTTPConnectionHandler {
         guard let player = EventStreamPlayer(plan: plan, lastEventID: request.headers.first(name: "Last-Event-ID")) else { return }
         var headers = plan.headers
         headers.remove("Content-Length")
+        guard request.method != .HEAD else {
+            // The head alone, ended as a whole answer ends (HTTP/2: END_STREAM on the HEADERS).
+            let exchange = inFlight
+            inFlight = nil
+            exchange?.endStream(.finished)
+            let last = shared.writer.whole(status: plan.status, headers: headers, body: Data(), contentLength: nil, request: request,
+                                           keepAlive: keepAlive, cache: shared.delays.responses, context: context)
+            send(last, context: context, keepAlive: keepAlive)
+            return
+        }
         shared.writer.head(status: plan.status, headers: headers, contentLength: nil, request: request, keepAlive: keepAlive, context: context)
         let now = context.eventLoop.now
         scripted = ScriptedStream(player: player, start: now, keepAlive: keepAlive, pacing: plan.pacing, lastWrite: now)
         machine.startStreaming()
-        guard request.method != .HEAD else {
-            endEventStream(.finished, context: context)
-            return
-        }
         playNextStep(context: context)
     }
 
     /// Schedules the player's next step at its time (not before the last write went out),
     /// or carries it out now when it is due.
     private func playNextStep(context: ChannelHandlerContext) {
-        guard var stream = scripted, let step = stream.player.next() else { return }
-        scripted = stream
-        let due = max(stream.start + .nanoseconds(Int64(min(step.at, 86_400 * 365) * 1_000_000_000)), stream.lastWrite)
-        guard due > context.eventLoop.now else {
-            carryOut(step, context: context)
+        guard scripted != nil else { return }
+        guard scripted?.driving == false else {
+            scripted?.again = true
             return
         }
-        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        stream.timer = context.eventLoop.scheduleTask(deadline: due) {
-            let (handler, context) = bound.value
-            handler.scripted?.timer = nil
-            handler.carryOut(step, context: context)
-        }
-        scripted = stream
+        scripted?.driving = true
+        repeat {
+            scripted?.again = false
+            guard var stream = scripted, let step = stream.player.next() else { break }
+            let due = max(stream.start + .nanoseconds(Int64(min(step.at, 86_400 * 365) * 1_000_000_000)), stream.lastWrite)
+            if due > context.eventLoop.now {
+                let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+                stream.timer = context.eventLoop.scheduleTask(deadline: due) {
+                    let (handler, context) = bound.value
+                    handler.scripted?.timer = nil
+                    handler.carryOut(step, context: context)
+                }
+                scripted = stream
+                break
+            }
+            scripted = stream
+            carryOut(step, context: context)
+        } while scripted?.again == true
+        scripted?.driving = false
     }
 
     private func carryOut(_ step: EventStreamPlayer.Step, context: ChannelHandlerContext) {
