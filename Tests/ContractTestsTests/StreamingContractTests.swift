@@ -45,8 +45,7 @@ func streamingConfiguration(transport: ContractTransport = .inProcess) -> SuiteC
         #expect("\(report)".contains("stream.ending.drop"), "\(report)")
     }
 
-    /// Over sockets the server does not play a scenario's event stream: each check says so
-    /// rather than judging the client against a stream that never came.
+    /// Under another transport than the in-process one each check says to run in process.
     @Test func aTransportThatPlaysNoStreamsIsNamed() async throws {
         let report = await StreamingContract.suite(streamingConfiguration(transport: .sockets)).run { ReferenceEventStreamClient(context: $0) }
         #expect(report.failures.count == 7)

@@ -27,8 +27,9 @@ public enum StreamingChecks {
     ///   - prefix: The first part of every id (`stream`, `Chat.streamReply.stream`).
     ///   - stream: The stream's name in messages (`GET /events`).
     ///   - patterns: The requests that open the stream (one per path it may be served under).
-    ///   - configuration: The suite's: its timeout and margin bound the waits. Event streams
-    ///     are played by the in-process transport: under another, each check says so.
+    ///   - configuration: The suite's: its timeout and margin bound the waits. The checks
+    ///     run in process, where each is shown to catch its defect: under another
+    ///     transport, each says so.
     ///   - resumes: Whether the provider claims to resume with `Last-Event-ID`.
     ///   - open: The call that opens the stream.
     public static func checks<P: Sendable>(_ prefix: String, stream: String, patterns: [RequestPattern], configuration: SuiteConfiguration,
@@ -48,13 +49,13 @@ public enum StreamingChecks {
         return checks
     }
 
-    /// Why a streaming check cannot run over a transport that does not play event streams.
+    /// Why a streaming check does not run over a transport other than the in-process one.
     public struct UnplayableTransport: Error, CustomStringConvertible {
         /// The suite's transport.
         public let transport: ContractTransport
         /// What to do instead.
         public var description: String {
-            "event streams are played by the in-process transport only: run the streaming checks with `transport: .inProcess` "
+            "the streaming checks run in process, where each is shown to catch its defect: run them with `transport: .inProcess` "
                 + "(the suite's transport is .\(transport.rawValue))"
         }
     }

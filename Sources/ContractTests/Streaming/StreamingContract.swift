@@ -19,8 +19,8 @@ public enum StreamingContract {
     /// A check of an ``EventStreamProvider``.
     public typealias Check = ContractCheck<any EventStreamProvider>
 
-    /// The suite, run by default in process: event streams are played by the in-process
-    /// transport only, and under another transport each check says so.
+    /// The suite, run in process by default: the checks are shown to catch their defects
+    /// there, and under another transport each check says so.
     /// - Parameters:
     ///   - configuration: Timeout, margin and the rest.
     ///   - path: The stream's path on the check's server; the provider is asked to open
