@@ -36,7 +36,7 @@ extension OpenAPIContract {
     /// Each check's server answers the operation's requests (under each of the document's
     /// servers' paths, any path parameters) with a scenario stream of the check's own,
     /// with events, breaks and stalls the check needs: the document's own `text/event-stream`
-    /// examples are not played as a stream. Event streams are played in process, so the
+    /// examples are not played as a stream. The checks run in process, so the
     /// configuration's transport is `.inProcess` by default.
     /// - Parameters:
     ///   - document: The OpenAPI document (3.0, 3.1 or 3.2; YAML or JSON).
