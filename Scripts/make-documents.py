@@ -22,6 +22,13 @@ to commit: Benchmarks/README.md records their figures. These have their shapes:
                   reference, an example naming nothing; and form, multipart and XML bodies
   swagger.json    a Swagger 2.0 document: body and formData parameters, a file upload,
                   collectionFormat, definitions, global parameters and responses
+  chat.yaml       a streaming LLM-style document (OpenAI's chat completions): OpenAPI 3.1,
+                  a request schema with a boolean `stream`, and a 200 answered as JSON or as
+                  `text/event-stream` whose `schema` is each event's data (a chunk object)
+  messages.yaml   the same in OpenAPI 3.2's words (Anthropic's messages): an `itemSchema`
+                  of event objects, a `oneOf` by `event` name, each one's `data` JSON by
+                  `contentMediaType` and `contentSchema`; and an operation whose stream is
+                  an event-stream text example
 
 Run from the repository root: `python3 Scripts/make-documents.py`. Deterministic: the
 same script gives the same files. Needs nothing beyond Python 3.
@@ -778,6 +785,109 @@ def swagger_document():
     write("swagger.json", json.dumps(document, indent=1, sort_keys=True) + "\n")
 
 
+# MARK: chat.yaml and messages.yaml (streaming LLM-style documents)
+
+def chat_document():
+    message = {"type": "object", "required": ["role", "content"], "properties": {
+        "role": {"type": "string", "enum": ["system", "user", "assistant"]}, "content": {"type": "string"}}}
+    usage = {"type": "object", "required": ["prompt_tokens", "completion_tokens", "total_tokens"], "properties": {
+        "prompt_tokens": {"type": "integer", "minimum": 0}, "completion_tokens": {"type": "integer", "minimum": 0},
+        "total_tokens": {"type": "integer", "minimum": 0}}}
+    document = {
+        "openapi": "3.1.0", "info": {"title": "Chat (OpenAI-like)", "version": "1"}, "servers": [{"url": "/v1"}],
+        "paths": {
+            "/chat/completions": {"post": {
+                "operationId": "createChatCompletion",
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CreateChatCompletionRequest"}}}},
+                "responses": {
+                    "200": {"description": "A completion, or with stream: true its chunks as server-sent events", "content": {
+                        "application/json": {"schema": {"$ref": "#/components/schemas/ChatCompletion"}},
+                        "text/event-stream": {"schema": {"$ref": "#/components/schemas/ChatCompletionChunk"}}}},
+                    "400": {"description": "Bad request", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}}},
+            "/models": {"get": {
+                "operationId": "listModels",
+                "responses": {"200": {"description": "Models", "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["object", "data"], "properties": {
+                        "object": {"const": "list"}, "data": {"type": "array", "items": {"type": "object", "required": ["id", "object"], "properties": {
+                            "id": {"type": "string"}, "object": {"const": "model"}}}}}}}}}}}},
+        },
+        "components": {"schemas": {
+            "CreateChatCompletionRequest": {"type": "object", "required": ["model", "messages"], "properties": {
+                "model": {"type": "string", "minLength": 1}, "messages": {"type": "array", "minItems": 1, "items": message},
+                "stream": {"type": "boolean", "default": False}, "temperature": {"type": "number", "minimum": 0, "maximum": 2},
+                "max_tokens": {"type": "integer", "minimum": 1}}},
+            "ChatCompletion": {"type": "object", "required": ["id", "object", "created", "model", "choices"], "properties": {
+                "id": {"type": "string", "pattern": "^chatcmpl-[A-Za-z0-9]{8}$"}, "object": {"const": "chat.completion"},
+                "created": {"type": "integer", "minimum": 0}, "model": {"type": "string"},
+                "choices": {"type": "array", "minItems": 1, "maxItems": 1, "items": {"type": "object", "required": ["index", "message", "finish_reason"], "properties": {
+                    "index": {"type": "integer", "minimum": 0}, "message": message,
+                    "finish_reason": {"type": "string", "enum": ["stop", "length"]}}}},
+                "usage": usage}},
+            "ChatCompletionChunk": {"type": "object", "required": ["id", "object", "created", "model", "choices"], "properties": {
+                "id": {"type": "string", "pattern": "^chatcmpl-[A-Za-z0-9]{8}$"}, "object": {"const": "chat.completion.chunk"},
+                "created": {"type": "integer", "minimum": 0}, "model": {"type": "string"},
+                "choices": {"type": "array", "minItems": 1, "maxItems": 1, "items": {"type": "object", "required": ["index", "delta"], "properties": {
+                    "index": {"type": "integer", "minimum": 0},
+                    "delta": {"type": "object", "properties": {"role": {"type": "string", "enum": ["assistant"]}, "content": {"type": "string", "maxLength": 12}}},
+                    "finish_reason": {"type": ["string", "null"], "enum": ["stop", "length", None]}}}}}},
+            "Error": {"type": "object", "required": ["error"], "properties": {"error": {"type": "object", "required": ["message"], "properties": {
+                "message": {"type": "string"}, "type": {"type": "string"}}}}},
+        }},
+    }
+    write("chat.yaml", yaml(document))
+
+
+def messages_document():
+    def event(name, schema):
+        return {"type": "object", "required": ["event", "data"], "properties": {
+            "event": {"const": name},
+            "data": {"type": "string", "contentMediaType": "application/json", "contentSchema": {"$ref": f"#/components/schemas/{schema}"}}}}
+    document = {
+        "openapi": "3.2.0", "info": {"title": "Messages (Anthropic-like)", "version": "1"}, "servers": [{"url": "/v1"}],
+        "paths": {
+            "/messages": {"post": {
+                "operationId": "createMessage",
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {"type": "object", "required": ["model", "max_tokens", "messages"], "properties": {
+                    "model": {"type": "string"}, "max_tokens": {"type": "integer", "minimum": 1}, "stream": {"type": "boolean"},
+                    "messages": {"type": "array", "minItems": 1, "items": {"type": "object", "required": ["role", "content"], "properties": {
+                        "role": {"type": "string", "enum": ["user", "assistant"]}, "content": {"type": "string"}}}}}}}}},
+                "responses": {
+                    "200": {"description": "A message, or with stream: true its events", "content": {
+                        "application/json": {"schema": {"$ref": "#/components/schemas/Message"}},
+                        "text/event-stream": {"itemSchema": {"$ref": "#/components/schemas/MessageStreamEvent"}}}},
+                        "4XX": {"description": "An error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}}},
+            "/complete": {"post": {
+                "operationId": "complete",
+                "requestBody": {"content": {"application/json": {"schema": {"type": "object", "required": ["prompt"], "properties": {
+                    "prompt": {"type": "string"}, "stream": {"type": "boolean"}}}}}},
+                "responses": {"200": {"description": "The completion's events", "content": {"text/event-stream": {
+                    "itemSchema": {"type": "object", "required": ["data"], "properties": {
+                        "event": {"type": "string", "enum": ["completion", "done"]}, "id": {"type": "string"},
+                        "data": {"type": "string"}}},
+                    "example": "event: completion\nid: 1\ndata: Hello\n\nevent: completion\nid: 2\ndata: , world\n\n: a comment\n\nevent: done\nid: 3\ndata: [DONE]\n\n"}}},
+                    "4XX": {"description": "An error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}}},
+        },
+        "components": {"schemas": {
+            "Message": {"type": "object", "required": ["id", "type", "role", "content"], "properties": {
+                "id": {"type": "string"}, "type": {"const": "message"}, "role": {"const": "assistant"},
+                "content": {"type": "array", "items": {"$ref": "#/components/schemas/TextBlock"}}}},
+            "Error": {"type": "object", "required": ["type", "error"], "properties": {
+                "type": {"const": "error"}, "error": {"type": "object", "required": ["message"], "properties": {"message": {"type": "string"}}}}},
+            "TextBlock": {"type": "object", "required": ["type", "text"], "properties": {"type": {"const": "text"}, "text": {"type": "string"}}},
+            "MessageStart": {"type": "object", "required": ["type", "message"], "properties": {
+                "type": {"const": "message_start"}, "message": {"$ref": "#/components/schemas/Message"}}},
+            "ContentBlockDelta": {"type": "object", "required": ["type", "index", "delta"], "properties": {
+                "type": {"const": "content_block_delta"}, "index": {"type": "integer", "minimum": 0},
+                "delta": {"type": "object", "required": ["type", "text"], "properties": {"type": {"const": "text_delta"}, "text": {"type": "string"}}}}},
+            "MessageStop": {"type": "object", "required": ["type"], "properties": {"type": {"const": "message_stop"}}},
+            "Ping": {"type": "object", "required": ["type"], "properties": {"type": {"const": "ping"}}},
+            "MessageStreamEvent": {"oneOf": [event("message_start", "MessageStart"), event("content_block_delta", "ContentBlockDelta"),
+                                             event("message_stop", "MessageStop"), event("ping", "Ping")]},
+        }},
+    }
+    write("messages.yaml", yaml(document))
+
+
 if __name__ == "__main__":
     shutil.rmtree(ROOT, ignore_errors=True)
     split_document()
@@ -786,6 +896,8 @@ if __name__ == "__main__":
     records_document()
     write("imperfect.yaml", IMPERFECT)
     swagger_document()
+    chat_document()
+    messages_document()
     count = sum(len(files) for _, _, files in os.walk(ROOT))
     size = sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(ROOT) for f in files)
     print(f"wrote {count} files, {size // 1024} KB, in {os.path.relpath(ROOT)}")

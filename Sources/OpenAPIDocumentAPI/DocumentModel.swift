@@ -125,6 +125,8 @@ public struct DocumentOperation: Sendable {
     /// Whether the request body's schema has a boolean `stream` field (a streaming LLM
     /// API's way to ask for events).
     let asksForStreams: Bool
+    /// Whether a response documents a `text/event-stream` body.
+    let streams: Bool
     /// The credentials it asks for.
     let security: SecurityRequirements
 
@@ -152,6 +154,7 @@ public struct DocumentOperation: Sendable {
                                       group: "callbacks are not made: the mock never calls out"))
         }
         var responses: [DocumentResponse] = []
+        var streams = false
         for (code, response) in (operation["responses"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
             var made = DocumentResponse(code: code, response: validator.resolved(response), validator: validator)
             let responsePointer = pointer + "/responses/" + JSONPointer.escape(code)
@@ -176,6 +179,34 @@ public struct DocumentOperation: Sendable {
                                               "\(method) \(path) \(code) \(content.type): the example \"\(name)\" cannot be read (no value, or a $ref naming nothing); skipped",
                                               group: "an example that cannot be read skipped"))
                 }
+                if content.isEventStream {
+                    streams = true
+                    let place = responsePointer + "/content/" + JSONPointer.escape(content.type)
+                    let shape = DocumentEventStream.shape(of: content, validator: validator)
+                    if case .text = shape, content.examples.isEmpty {
+                        notes.append(DocumentNote(.undocumented, file: file, pointer: place,
+                                                  "\(method) \(path) \(code) \(content.type) has no itemSchema, schema or example; its events carry text",
+                                                  group: "event streams without an event schema carry text events"))
+                    }
+                    for (exampleName, value) in content.examples {
+                        guard let events = DocumentEventStream.events(of: value, shape: shape) else {
+                            made.contents[index].brokenExamples.insert(exampleName)
+                            notes.append(DocumentNote(.skipped, file: file, pointer: place,
+                                                      "\(method) \(path) \(code) \(content.type): the example \"\(exampleName)\" holds no events; events are made from the schema",
+                                                      group: "an event stream's example that holds no events skipped"))
+                            continue
+                        }
+                        let broken = events.enumerated().lazy.compactMap { offset, event in
+                            DocumentEventStream.problems(of: event, shape: shape, validator: validator).first.map { (offset, $0) }
+                        }.first
+                        if let (offset, problem) = broken {
+                            made.contents[index].brokenExamples.insert(exampleName)
+                            notes.append(DocumentNote(.notServed, file: file, pointer: place,
+                                                      "\(method) \(path) \(code) \(content.type): event \(offset + 1) of the example \"\(exampleName)\" breaks its event schema (\(problem)); events are made from the schema instead (Prefer: example=\(Prefer.word(exampleName)) answers it as written)",
+                                                      group: "an example that breaks its schema is answered only when asked for by name"))
+                        }
+                    }
+                }
                 if content.externalExamples > 0 {
                     notes.append(DocumentNote(.notServed, file: file, pointer: responsePointer + "/content/" + JSONPointer.escape(content.type),
                                               "\(method) \(path) \(code) \(content.type): \(content.externalExamples) example(s) by externalValue are not fetched",
@@ -185,6 +216,7 @@ public struct DocumentOperation: Sendable {
             responses.append(made)
         }
         self.responses = responses
+        self.streams = streams
         let successes = responses.indices.filter { (200...299).contains(responses[$0].status) && !responses[$0].isRange }
         if let lowest = successes.min(by: { responses[$0].status < responses[$1].status }) {
             primary = lowest
@@ -213,6 +245,9 @@ struct DocumentResponse: Sendable {
     struct Content: Sendable {
         let type: String
         let schema: JSONValue?
+        /// OpenAPI 3.2's schema of each item of a sequential media type (an event of
+        /// `text/event-stream`).
+        var itemSchema: JSONValue? = nil
         /// The media type's `example`, then its `examples` by name (JSON objects keep no order).
         let examples: [(name: String, value: JSONValue)]
         let externalExamples: Int
@@ -270,7 +305,8 @@ struct DocumentResponse: Sendable {
                     unreadable.append(exampleName)
                 }
             }
-            contents.append(Content(type: type, schema: media["schema"], examples: examples, externalExamples: external, unreadableExamples: unreadable))
+            contents.append(Content(type: type, schema: media["schema"], itemSchema: media["itemSchema"], examples: examples,
+                                    externalExamples: external, unreadableExamples: unreadable))
         }
         // JSON first, then other types, each group by name: the order a client that
         // accepts anything gets them in.

@@ -15,7 +15,7 @@ public struct DocumentSimulator: ServedAPI {
     init(apiName: String, document: OpenAPIDocument, context: APIContext, stateful: Bool) {
         self.apiName = apiName
         self.document = document
-        answers = DocumentAnswers(document: document, seed: context.seed)
+        answers = DocumentAnswers(document: document, seed: context.seed, timeScale: context.timeScale)
         strict = context.strict
         self.stateful = stateful
     }
@@ -73,7 +73,8 @@ public struct DocumentSimulator: ServedAPI {
         if strict, !violations.isEmpty {
             return rejection(operation, violations, request)
         }
-        if stateful, !prefer.choosesAnswer, let plan = stateAnswer(operation, base: base, request, prefer) { return plan }
+        // A request for a stream is answered by the stream, not by the stored items.
+        if stateful, !prefer.choosesAnswer, !DocumentAnswers.asksForEventStream(operation, request), let plan = stateAnswer(operation, base: base, request, prefer) { return plan }
         switch answers.choose(operation, prefer, request) {
         case .failure(let box): return box.plan
         case .success(let chosen): return answers.plan(chosen, request)

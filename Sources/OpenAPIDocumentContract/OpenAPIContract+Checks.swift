@@ -81,7 +81,7 @@ extension OpenAPIContract {
                     do { return .success(try await invoke(run)) } catch { return .failure(error) }
                 }
                 if case .stillRunning = outcome { stillRunning += 1 }
-                if let problem = judge(outcome, answer, body: plan.body) { problems.append(problem) }
+                if let problem = judge(outcome, answer, body: plan.body, events: plan.eventStream?.events.count) { problems.append(problem) }
             }
             guard problems.isEmpty else {
                 var violation = run.expectations.violation(
@@ -95,9 +95,11 @@ extension OpenAPIContract {
         }
     }
 
-    /// What is wrong with the way a call met a documented answer, if anything.
-    static func judge(_ outcome: CallOutcome<Result<Returned, any Error>>, _ answer: DocumentedAnswer, body: Data) -> String? {
-        let sentBody = body.isEmpty ? "an empty body" : "the body \(preview(body))"
+    /// What is wrong with the way a call met a documented answer, if anything. `events`: the
+    /// answer was a documented event stream of that many events, given as events (its
+    /// events are not judged here: they are not one JSON body).
+    static func judge(_ outcome: CallOutcome<Result<Returned, any Error>>, _ answer: DocumentedAnswer, body: Data, events: Int? = nil) -> String? {
+        let sentBody = events.map { "an event stream of \($0) events" } ?? (body.isEmpty ? "an empty body" : "the body \(preview(body))")
         switch outcome {
         case .stillRunning(let seconds):
             return "\(answer): the call was still running after \(String(format: "%.2f", seconds)) s (\(sentBody))"
@@ -118,13 +120,20 @@ extension OpenAPIContract {
         }
     }
 
-    /// Serves `plan` to the requests `pattern` matches from now on, as a scenario of this check's server.
+    /// Serves `plan` to the requests `pattern` matches from now on, as a scenario of this
+    /// check's server: a documented event stream (the client asked with `stream: true` or
+    /// `Accept`) as its events, each when it is due, anything else as its body.
     static func serve<Client: Sendable>(_ plan: ResponsePlan, as name: String, to pattern: RequestPattern, _ run: CheckRun<Client>) throws {
         var headers: [String: String] = [:]
         for field in plan.headers where headers[field.name] == nil { headers[field.name] = field.value }
-        let body: StubBody = plan.body.isEmpty ? .empty : .bytes(plan.body)
+        let outcome: Outcome
+        if let stream = plan.eventStream {
+            outcome = .eventStream(stream, status: plan.status, headers: headers)
+        } else {
+            outcome = Outcome(.stub(status: plan.status, headers: headers, body: plan.body.isEmpty ? .empty : .bytes(plan.body)))
+        }
         var library = run.engine.scenarios.library
-        library.add(Scenario(name: name, rules: [Rule(name, pattern, always: Outcome(.stub(status: plan.status, headers: headers, body: body)))]))
+        library.add(Scenario(name: name, rules: [Rule(name, pattern, always: outcome)]))
         run.engine.scenarios.replaceLibrary(library)
         try run.use(name)
     }

@@ -31,6 +31,10 @@ import Scenarios
 ///   model does not fit the documented one (see ``Call``). Each answer comes at once, so
 ///   each call may last the timeout and its margin; one still running then is named with
 ///   its answer;
+///   An operation that documents a `text/event-stream` answer, called by a client that
+///   asks for it (`stream: true` in its body, or `Accept: text/event-stream`), is given the
+///   documented stream as events, each when it is due, and the call must return on it; the
+///   events themselves are not judged as a JSON body;
 /// - `timeout.hang`, `timeout.slow-in-time` (for an operation with a documented success),
 ///   `cancellation`: as in the shipped suites (`CommonChecks`), under each of the
 ///   document's servers' paths, whichever the client uses.

@@ -17,9 +17,12 @@ import Testing
         "petPhoto": { try await $0.photo(id: 1) },
     ]
 
+    /// A check may last twice the timeout and a margin: the cancellation check holds the
+    /// answer 0.6 × the timeout, then waits as long again for a retry.
     static func suite(transport: ContractTransport = .sockets, timeout: TimeInterval = 1, timingAttempts: Int = 2) throws -> ContractSuite<PetsClient> {
         try OpenAPIContract.suite(document: Documents.url("petstore.yaml"),
-                                  configuration: SuiteConfiguration(timeout: timeout, transport: transport, timingAttempts: timingAttempts), calls: calls)
+                                  configuration: SuiteConfiguration(timeout: timeout, transport: transport, checkTimeLimit: max(30, timeout * 2 + 10),
+                                                                    timingAttempts: timingAttempts), calls: calls)
     }
 
     /// The report of `checks` run against a client with `bugs`, each check once: a broken

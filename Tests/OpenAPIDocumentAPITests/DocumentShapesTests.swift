@@ -18,6 +18,15 @@ import Testing
         return document.validator.problems(body, against: schema)
     }
 
+    /// A list wrapper's count fields take the list's total; other fields whose names merely
+    /// contain the letters keep theirs.
+    @Test(arguments: [("total", true), ("count", true), ("articlesCount", true), ("total_items", true), ("totalResults", true),
+                      ("item_count", true), ("numberOfItems", true), ("discount", false), ("account", false), ("totalPrice", false),
+                      ("total_pages", false), ("counter", false), ("phoneNumber", false)])
+    func countFieldsAreWholeWords(name: String, counts: Bool) {
+        #expect(DocumentSimulator.isCount(name) == counts)
+    }
+
     @Test func aWrappedResourceReadsBackWhatWasSentIsListedChangedAndDeleted() throws {
         let engine = try Documents.engine("generated/journal.yaml", strict: true)
         let created = engine.send("POST", "/journal/posts", json: #"{"post": {"title": "How to Train Your Dragon", "summary": "Ever wonder how?", "body": "Very carefully.", "labels": ["dragons"]}}"#,

@@ -6,15 +6,18 @@ import Scenarios
 struct DocumentAnswers: Sendable {
     let document: OpenAPIDocument
     let seed: UInt64
+    /// What the engine multiplies delays by: an event stream's are scaled by it.
+    let timeScale: Double
     /// Bodies made from schemas, by operation, response and media type: made once per
     /// engine, so the same request gets the same body (bounded by the document's size).
     private let made = Locked([String: JSONValue]())
     /// Draws for `Prefer: dynamic=true`, a new value each time.
     private let dynamic: Locked<SeededRandom>
 
-    init(document: OpenAPIDocument, seed: UInt64) {
+    init(document: OpenAPIDocument, seed: UInt64, timeScale: Double = 1) {
         self.document = document
         self.seed = seed
+        self.timeScale = timeScale
         dynamic = Locked(SeededRandom(seed: seed, stream: "document-api.dynamic"))
     }
 
@@ -24,6 +27,8 @@ struct DocumentAnswers: Sendable {
         let status: Int
         let content: DocumentResponse.Content?
         var body: JSONValue?
+        /// The events of a `text/event-stream` content, written in place of a body.
+        var events: EventStream? = nil
     }
 
     /// The response `prefer` names, else the operation's main one; a plan when the
@@ -49,9 +54,12 @@ struct DocumentAnswers: Sendable {
         guard let index else { return .success(Chosen(response: DocumentResponse.empty, status: 200, content: nil, body: nil)) }
         let response = operation.responses[index]
         let content = Self.eventStream(of: response, for: request, operation: operation)
-            ?? Self.content(of: response, accepting: request.headers["Accept"], example: prefer.example)
+            ?? Self.content(of: response, accepting: request.headers["Accept"], example: prefer.example, leavingOutStreams: operation.streams)
         var chosen = Chosen(response: response, status: status, content: content, body: nil)
         guard let content else { return .success(chosen) }
+        if content.isEventStream {
+            return eventStream(content, &chosen, operation, prefer)
+        }
         if let example = prefer.example {
             guard let found = content.examples.first(where: { $0.name == example }) else {
                 let known = operation.responses.flatMap { $0.contents.flatMap { $0.examples.map(\.name) } }
@@ -66,19 +74,60 @@ struct DocumentAnswers: Sendable {
         return .success(chosen)
     }
 
-    /// The response's `text/event-stream` content when the request asks for a stream: by
-    /// `Accept: text/event-stream`, or by its own boolean `stream: true` where the
-    /// operation's request schema has such a field (as streaming LLM APIs do). This is where
-    /// a documented stream is chosen; its plan is made by `plan(_:_:)`.
+    /// `chosen` with the events of its `text/event-stream` content: the example `prefer`
+    /// names (as written, even when it breaks the schema), else the first that keeps the
+    /// schema (unless `Prefer: dynamic=true`), else events made from the schema, the same
+    /// for the same seed (`DocumentEventStream`).
+    private func eventStream(_ content: DocumentResponse.Content, _ chosen: inout Chosen, _ operation: DocumentOperation,
+                             _ prefer: Prefer) -> Result<Chosen, ResponsePlanBox> {
+        var example: JSONValue?
+        if let name = prefer.example {
+            guard let found = content.examples.first(where: { $0.name == name }) else {
+                return .failure(ResponsePlanBox(.error(400, "Prefer: example=\(Prefer.word(name)) names no example of \(operation.method) \(operation.path) \(chosen.response.code) \(content.type); it has \(content.examples.isEmpty ? "none" : content.examples.map(\.name).joined(separator: ", "))")))
+            }
+            example = found.value
+        } else if !prefer.dynamic {
+            example = content.servedExample?.value
+        }
+        var random = prefer.dynamic
+            ? dynamic.withLock { SeededRandom(seed: $0.next()) }
+            : SeededRandom(seed: seed, stream: "\(operation.method) \(operation.path) \(chosen.response.code) \(content.type) events")
+        chosen.events = DocumentEventStream(validator: document.validator, document: document.json)
+            .stream(content, example: example, using: &random)
+        return .success(chosen)
+    }
+
+    /// The response's `text/event-stream` content when the request asks for a stream
+    /// (`asksForEventStream(_:_:)`). This is where a documented stream is chosen.
     static func eventStream(of response: DocumentResponse, for request: MockRequest, operation: DocumentOperation) -> DocumentResponse.Content? {
-        guard let stream = response.contents.first(where: \.isEventStream) else { return nil }
-        if let accept = request.headers["Accept"], accept.lowercased().contains("text/event-stream") { return stream }
-        guard operation.asksForStreams, JSONValue(parsing: request.body)?["stream"] == .bool(true) else { return nil }
+        guard let stream = response.contents.first(where: \.isEventStream), asksForEventStream(operation, request) else { return nil }
         return stream
     }
 
+    /// Whether `request` asks `operation` (one that documents a `text/event-stream` answer)
+    /// for a stream: by its own boolean `stream: true` where the operation's request schema
+    /// has such a field (as streaming LLM APIs do), or by accepting `text/event-stream`
+    /// (`Accept`, at a quality above 0) unless its body says `stream: false`.
+    static func asksForEventStream(_ operation: DocumentOperation, _ request: MockRequest) -> Bool {
+        guard operation.streams else { return false }
+        let flag = operation.asksForStreams ? JSONValue(parsing: request.body)?["stream"] : nil
+        if flag == .bool(true) { return true }
+        guard flag != .bool(false), let accept = request.headers["Accept"] else { return false }
+        return accept.split(separator: ",").contains { range in
+            let parts = range.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard parts.first == "text/event-stream" else { return false }
+            let quality = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            return quality > 0
+        }
+    }
+
     /// The content a client accepting `accept` gets (the example's media type when one is named).
-    static func content(of response: DocumentResponse, accepting accept: String?, example: String?) -> DocumentResponse.Content? {
+    /// `leavingOutStreams`: the request did not ask for a stream, so a `text/event-stream`
+    /// content is chosen only when the response documents nothing else.
+    static func content(of response: DocumentResponse, accepting accept: String?, example: String?,
+                        leavingOutStreams: Bool = false) -> DocumentResponse.Content? {
+        var response = response
+        if leavingOutStreams, response.contents.contains(where: { !$0.isEventStream }) { response.contents.removeAll(where: \.isEventStream) }
         if let example, let holding = response.contents.first(where: { $0.examples.contains { $0.name == example } }) { return holding }
         let accepted = (accept ?? "").split(separator: ",").map { $0.split(separator: ";")[0].trimmingCharacters(in: .whitespaces).lowercased() }
         for type in accepted where type != "*/*" && !type.isEmpty {
@@ -124,8 +173,15 @@ struct DocumentAnswers: Sendable {
         guard let content = chosen.content, chosen.status != 204, chosen.status != 304 else {
             return ResponsePlan(status: chosen.status, headers: headers)
         }
-        // A documented stream (`text/event-stream`) is answered here as one body, its
-        // example's text or a value of its schema.
+        if let events = chosen.events {
+            // Server-Sent Events: the head now, each event when it is due.
+            let type = content.type.contains(";") ? content.type : EventStream.defaultHeaders[0].value
+            headers.set("Content-Type", type)
+            for field in EventStream.defaultHeaders where !headers.contains(field.name) { headers.add(field.name, field.value) }
+            var plan = ResponsePlan(status: chosen.status, headers: headers)
+            plan.eventStream = events.scaled(by: timeScale)
+            return plan
+        }
         let type = content.type == "*/*" ? "application/json" : content.type
         headers.set("Content-Type", content.isJSON ? (type.contains("charset") ? type : type + "; charset=utf-8") : type)
         let body: Data

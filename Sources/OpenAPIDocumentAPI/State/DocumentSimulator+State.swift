@@ -240,8 +240,14 @@ extension DocumentSimulator {
 
     /// Whether a wrapper's property counts the whole list (`total`, `count`, `articlesCount`, `total_items`).
     static func isCount(_ name: String) -> Bool {
-        let lowered = name.lowercased().replacingOccurrences(of: "_", with: "")
-        return lowered == "total" || lowered == "count" || lowered.hasSuffix("count") || lowered.hasPrefix("total")
+        // Whole words only: `total`, `count`, `totalCount`, `total_items`, `itemCount`,
+        // `item_count`, never `discount`, `account` or `totalPrice`.
+        let words = name.replacingOccurrences(of: "([a-z0-9])([A-Z])", with: "$1_$2", options: .regularExpression)
+            .lowercased().split(separator: "_").map(String.init)
+        guard let first = words.first, let last = words.last else { return false }
+        if words.count == 1 { return first == "total" || first == "count" }
+        let counted = ["items", "results", "records", "elements", "entries", "rows"]
+        return last == "count" || ((first == "total" || first == "num" || first == "number") && counted.contains(last))
     }
 
     /// The operation's documented answer with `item` in its body, wrapped and shaped as the

@@ -25,8 +25,9 @@ struct APIs: Sendable {
         served = configuration.apis.compactMap { api in
             guard let fixtures = set[api.name] else { return nil }
             let variant = configuration.variant(of: api)
-            let context = APIContext(variant: variant, seed: configuration.seed, timeSource: configuration.timeSource,
+            var context = APIContext(variant: variant, seed: configuration.seed, timeSource: configuration.timeSource,
                                      imageCacheControl: configuration.imageCacheControl, strict: configuration.strict, starts: starts)
+            context.timeScale = configuration.timeScale
             return api.serve(erased: fixtures, context).map { Served(api: api, instance: $0, variant: variant) }
         }
         let routes = served.map(\.instance.routes)

@@ -81,6 +81,9 @@ public struct APIContext: Sendable {
     public let imageCacheControl: String
     /// Validate requests and answer 400 where the real server was lenient.
     public let strict: Bool
+    /// What the engine multiplies every delay by (``EngineConfiguration/timeScale``): an
+    /// API that puts times on its plans (an event stream's delays) scales them by it.
+    public var timeScale: Double = 1
     /// What every engine sharing the same preloaded fixtures makes the same way (nil: an
     /// engine that read its own fixtures keeps nothing for others).
     let starts: StartingStates?

@@ -10,9 +10,11 @@ extension ScenarioParser {
         let stream: EventStream?
         switch source {
         case .eventStream(_, _, let given): stream = given
-        case .webSocket: stream = nil
-        case .simulator, .stub:
-            reader.problem(path, "a stream fault needs an eventStream or a webSocket in the same response")
+        // The API's own answer (`"simulator": true`) streams where its document says so (an
+        // OpenAPI document's `text/event-stream`); the fault strikes only then.
+        case .webSocket, .simulator: stream = nil
+        case .stub:
+            reader.problem(path, "a stream fault needs an eventStream or a webSocket in the same response, or \"simulator\": true for the API's own stream")
             return nil
         }
         var fault: StreamFault?
