@@ -147,14 +147,18 @@ struct Returned: Sendable, CustomStringConvertible {
     }
 }
 
-/// Why `OpenAPIContract.suite(document:client:name:configuration:calls:)` made no suite.
+/// Why `OpenAPIContract.suite(document:client:name:configuration:calls:)` (or
+/// `streamingSuite(document:client:name:configuration:streams:)`) made no suite.
 public enum OpenAPIContractError: Error, CustomStringConvertible {
     /// The document cannot be read: the file, the JSON pointer and the problem.
     case unreadableDocument(FixtureError)
     /// Calls keyed by names that are no operation of the document.
     case unknownOperations([String], known: [String])
+    /// Stream calls for operations the document answers with no `text/event-stream` body;
+    /// `streams` are those it does.
+    case notEventStreams([String], streams: [String])
 
-    /// What went wrong: the document's problems, or the unknown operation names and the known ones.
+    /// What is wrong, and what to give instead.
     public var description: String {
         switch self {
         case .unreadableDocument(let error):
@@ -162,6 +166,9 @@ public enum OpenAPIContractError: Error, CustomStringConvertible {
         case .unknownOperations(let names, let known):
             return "calls for operations the document does not have: \(names.joined(separator: ", ")); key each call by an operationId "
                 + "(or METHOD path for an operation without one): \(known.joined(separator: ", "))"
+        case .notEventStreams(let names, let streams):
+            return "stream calls for operations the document answers with no text/event-stream body: \(names.joined(separator: ", ")); "
+                + (streams.isEmpty ? "the document streams none" : "it streams \(streams.joined(separator: ", "))")
         }
     }
 }

@@ -137,3 +137,42 @@ open class XCUIApplication {
     }
 }
 #endif
+
+/// The reader's server-sent events client ("Streaming clients"): a request's events as an
+/// async sequence, which ends with the stream and throws when it breaks.
+public struct MyEventSource: Sendable {
+    /// An event as the reader's client models it.
+    public struct Event: Sendable {
+        public var type: String
+        public var data: String
+        public var lastEventID: String
+    }
+
+    public let session: URLSession
+    public let request: URLRequest
+
+    public init(session: URLSession, request: URLRequest) {
+        self.session = session
+        self.request = request
+    }
+
+    /// The stream's events (a stand-in: it ends at once).
+    public var events: AsyncThrowingStream<Event, any Error> { AsyncThrowingStream { $0.finish() } }
+}
+
+/// The reader's client of a chat API whose replies stream (`OpenAPIDocumentContract`'s
+/// streams): it opens `POST /api/chats/{chat}/reply` and hands each event over.
+public struct ChatClient: Sendable {
+    public let baseURL: URL
+    public let session: URLSession
+
+    public init(baseURL: URL, configuration: URLSessionConfiguration) {
+        self.baseURL = baseURL
+        session = URLSession(configuration: configuration)
+    }
+
+    /// The reply to chat `chat`, event by event.
+    public func streamReply(chat: Int, onEvent: @escaping @Sendable (ReceivedEvent) -> Void) async -> EventStreamEnding {
+        .finished
+    }
+}

@@ -16,6 +16,11 @@ import FoundationNetworking
 /// reports a body cut short or a reset; a gap with no byte longer than the request's
 /// timeout (a stall) fails it with `URLError.timedOut`, URLSession's timeout between
 /// bytes. The journal entry's transcript gets every write and the ending.
+///
+/// A throttled stream (the plan's pacing: a rule's throttle or a network profile) hands
+/// each write over in pieces of the pacing's chunk size, its interval apart, as a socket
+/// writes a paced body: an event, or a burst of them, then arrives cut at any byte, and
+/// every later step comes that much later.
 extension MockURLProtocol {
     /// `plan`'s event stream for `request`, after the plan's delay.
     func deliverStream(_ stream: EventStream, plan: ResponsePlan, request: URLRequest, mockRequest: MockRequest, exchange: Exchange) {
@@ -33,7 +38,7 @@ extension MockURLProtocol {
             fail(URLError(.badServerResponse))
             return
         }
-        let playback = StreamPlayback(exchange: exchange, start: DispatchTime.now(), timeout: timeout(for: request))
+        let playback = StreamPlayback(exchange: exchange, start: DispatchTime.now(), timeout: timeout(for: request), pacing: plan.pacing)
         self.playback.withLock { $0 = playback }
         onLoadingThread { client in client.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed) }
         guard request.httpMethod != "HEAD" else {
@@ -42,17 +47,18 @@ extension MockURLProtocol {
             return
         }
         let player = EventStreamPlayer(stream: stream, fault: plan.streamFault, lastEventID: mockRequest.headers["Last-Event-ID"])
-        play(player, playback, lastByte: 0)
+        play(player, playback, lastByte: 0, lag: 0)
     }
 
-    /// Carries out the player's next step when it is due, then the one after.
-    private func play(_ player: EventStreamPlayer, _ playback: StreamPlayback, lastByte: TimeInterval) {
+    /// Carries out the player's next step when it is due (`lag` seconds after the
+    /// player's time: what paced writes before it took), then the one after.
+    private func play(_ player: EventStreamPlayer, _ playback: StreamPlayback, lastByte: TimeInterval, lag: TimeInterval) {
         var player = player
         guard !isCancelled, let step = player.next() else { return }
         let rest = player
         let this = Unchecked(self)
         let due: TimeInterval
-        if case .stall(_, nil) = step { due = .infinity } else { due = step.at }
+        if case .stall(_, nil) = step { due = .infinity } else { due = step.at + lag }
         // No byte for longer than the timeout: URLSession's timeout fires first.
         if due - lastByte > playback.timeout {
             if case .stall = step { playback.record(.sent, .stall, note: Self.stallNote(step)) }
@@ -62,16 +68,15 @@ extension MockURLProtocol {
             }
             return
         }
-        playback.at(step.at) {
+        playback.at(due) {
             guard !this.value.isCancelled else { return }
             switch step {
-            case .write(let bytes, let at):
+            case .write(let bytes, _):
                 playback.record(.sent, .events, payload: bytes)
-                this.value.onLoadingThread { client in client.urlProtocol(this.value, didLoad: bytes) }
-                this.value.play(rest, playback, lastByte: at)
+                this.value.handOver(playback.pieces(of: bytes)[...], at: due, then: rest, playback, lag: lag)
             case .stall:
                 playback.record(.sent, .stall, note: Self.stallNote(step))
-                this.value.play(rest, playback, lastByte: lastByte)
+                this.value.play(rest, playback, lastByte: lastByte, lag: lag)
             case .end:
                 guard this.value.endPlayback(.finished) else { return }
                 this.value.onLoadingThread { client in client.urlProtocolDidFinishLoading(this.value) }
@@ -82,6 +87,32 @@ extension MockURLProtocol {
                 guard this.value.endPlayback(.reset) else { return }
                 this.value.fail(URLError(.networkConnectionLost))
             }
+        }
+    }
+
+    /// Hands the first of `pieces` over now (at `at`), each next one the pacing's interval
+    /// later, then plays on with `rest`.
+    private func handOver(_ pieces: ArraySlice<Data>, at: TimeInterval, then rest: EventStreamPlayer, _ playback: StreamPlayback,
+                          lag: TimeInterval) {
+        guard let piece = pieces.first else { return }
+        let this = Unchecked(self)
+        onLoadingThread { client in client.urlProtocol(this.value, didLoad: piece) }
+        let remaining = pieces.dropFirst()
+        guard !remaining.isEmpty, let interval = playback.pacing?.interval else {
+            play(rest, playback, lastByte: at, lag: lag)
+            return
+        }
+        // A pause between pieces longer than the timeout: URLSession's timeout fires first.
+        guard interval <= playback.timeout else {
+            playback.at(at + playback.timeout) {
+                guard this.value.endPlayback(.clientTimedOut) else { return }
+                this.value.fail(URLError(.timedOut))
+            }
+            return
+        }
+        playback.at(at + interval) {
+            guard !this.value.isCancelled else { return }
+            this.value.handOver(remaining, at: at + interval, then: rest, playback, lag: lag + interval)
         }
     }
 
@@ -110,6 +141,14 @@ struct StreamPlayback: Sendable {
     let start: DispatchTime
     /// The request's timeout: the longest a client waits for a byte.
     let timeout: TimeInterval
+    /// How writes are cut and spaced (nil: each write whole).
+    let pacing: BodyPacing?
+
+    /// `bytes` as the pacing hands them over: pieces of its chunk size, or whole.
+    func pieces(of bytes: Data) -> [Data] {
+        guard let size = pacing?.chunkSize, size > 0, bytes.count > size else { return [bytes] }
+        return stride(from: 0, to: bytes.count, by: size).map { Data(bytes[bytes.startIndex + $0 ..< bytes.startIndex + min($0 + size, bytes.count)]) }
+    }
 
     /// `work` at `offset` seconds from the start, on the transport's timer queue (never
     /// inline: a long run of events due at once would otherwise nest without end).

@@ -1,0 +1,60 @@
+import ContractTests
+import Foundation
+import MockFixtures
+import Scenarios
+import Testing
+
+/// The streaming suite as the tests run it: in process, a 2 s timeout and a 2 s margin
+/// (a loaded 2-core machine has delivered an in-process timeout over a second late).
+func streamingConfiguration(transport: ContractTransport = .inProcess) -> SuiteConfiguration {
+    SuiteConfiguration(fixturesDirectory: MockFixtures.directory, timeout: 2, timeoutMargin: 2, transport: transport, parallelism: 4)
+}
+
+@Suite(.serialized) struct StreamingContractTests {
+    @Test(arguments: [true, false])
+    func theReferenceClientPassesEveryCheck(resumes: Bool) async throws {
+        let report = await StreamingContract.suite(streamingConfiguration()).run { ReferenceEventStreamClient(context: $0, resumes: resumes) }
+        #expect(report.passed, "\(report)")
+        #expect(report.results.count == 7)
+    }
+
+    @Test(arguments: StreamDefect.allCases)
+    func eachDefectFailsExactlyItsCheck(defect: StreamDefect) async throws {
+        let report = await StreamingContract.suite(streamingConfiguration()).run { FlawedEventStreamClient(defect: defect, context: $0) }
+        let (failing, phrase) = defect.expectation
+        #expect(Set(report.failures.map(\.id)) == failing, "\(defect): \(report)")
+        let messages = report.failures.compactMap(\.message).joined(separator: "\n")
+        #expect(messages.contains(phrase), "\(defect): the failure does not say \"\(phrase)\":\n\(messages)")
+    }
+
+    @Test func everyCheckHasADefect() {
+        let checks = Set(StreamingContract.checks(streamingConfiguration()).map(\.id))
+        let covered = StreamDefect.allCases.reduce(into: Set<String>()) { $0.formUnion($1.expectation.failing) }
+        #expect(checks == covered, "checks without a defect: \(checks.subtracting(covered).sorted())")
+    }
+
+    /// A failure names its check and what broke, with what the server saw.
+    @Test func aFailureNamesTheCheckAndWhatBroke() async throws {
+        let report = await StreamingContract.suite(streamingConfiguration()).only(["stream.ending.drop"])
+            .run { FlawedEventStreamClient(defect: .treatsDropAsSuccess, context: $0) }
+        let failure = try #require(report.failures.first)
+        #expect(failure.id == "stream.ending.drop")
+        let message = try #require(failure.message)
+        #expect(message.contains("the connection was reset after 2 of 4 events, and the client reported the stream finished"), "\(message)")
+        #expect(message.contains("GET /events"), "\(message)")
+        #expect("\(report)".contains("stream.ending.drop"), "\(report)")
+    }
+
+    /// Under another transport than the in-process one each check says to run in process.
+    @Test func aTransportThatPlaysNoStreamsIsNamed() async throws {
+        let report = await StreamingContract.suite(streamingConfiguration(transport: .sockets)).run { ReferenceEventStreamClient(context: $0) }
+        #expect(report.failures.count == 7)
+        for failure in report.failures {
+            guard case .error(let text) = failure.outcome else {
+                Issue.record("\(failure.id) did not stop with an error: \(failure.outcome)")
+                continue
+            }
+            #expect(text.contains("transport: .inProcess"), "\(text)")
+        }
+    }
+}
