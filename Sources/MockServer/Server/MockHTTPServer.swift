@@ -56,6 +56,7 @@ public actor MockHTTPServer {
     /// Makes a server of `engine`; `start()` binds it.
     ///
     /// - Parameters:
+    ///   - engine: What it serves: the APIs, scenarios and journal every connection shares.
     ///   - configuration: Where and how it listens (by default `127.0.0.1`, a free port, plain HTTP).
     ///   - proxy: When set, answers every request outside `/__admin` in place of the APIs.
     ///   - group: The event loops it serves on.

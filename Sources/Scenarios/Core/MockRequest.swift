@@ -25,6 +25,8 @@ public struct MockRequest: Sendable {
     /// - Parameters:
     ///   - method: Any case; stored upper-case.
     ///   - uri: The request target, path and optional query (`/menu?page=2`); the query is split off and percent-decoded.
+    ///   - headers: The header fields as they came, in order, names in any case.
+    ///   - body: The body's bytes (empty for none).
     ///   - baseURL: `scheme://host:port` as the client addressed the server; absolute URLs in responses are built on it.
     ///   - receivedAt: The time the transport received the request.
     ///   - connection: The connection and its place there, nil when the request came in process.
