@@ -4,15 +4,19 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import NIOWebSocket
+import Scenarios
 
 /// A WebSocket client built from SwiftNIO's own parts (`NIOTypedWebSocketClientUpgrader`,
 /// which checks the server's `Sec-WebSocket-Accept`), over plain TCP, TLS, or TLS through a
-/// forward proxy's `CONNECT` tunnel. It masks what it sends and yields the frames it
-/// receives, in order; the stream ends when the connection closes.
+/// forward proxy's `CONNECT` tunnel. It masks what it sends and hands over the frames it
+/// receives, in order, through ``next(timeout:)``; after the connection closes that returns nil.
+///
+/// Whether a frame came in time is decided on the channel's event loop, where frames arrive
+/// and the timer fires, so a test process whose task pool is busy for a while does not turn
+/// a frame that came in time into a timeout.
 struct NIOWebSocketClient {
     let channel: any Channel
-    let frames: AsyncThrowingStream<WebSocketFrame, any Error>
-    private let iterator: Iterator
+    private let mailbox: Mailbox
 
     /// Where the client connects, and what it speaks first.
     enum Route {
@@ -27,7 +31,7 @@ struct NIOWebSocketClient {
     static func connect(host: String = "127.0.0.1", port: Int, path: String, hostHeader: String = "localhost",
                         tls: NIOSSLContext? = nil, serverName: String? = nil, route: Route = .direct,
                         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> NIOWebSocketClient {
-        let (stream, continuation) = AsyncThrowingStream<WebSocketFrame, any Error>.makeStream()
+        let mailbox = Mailbox()
         let (channel, upgraded): (any Channel, EventLoopFuture<Bool>) = try await ClientBootstrap(group: group)
             .connect(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -40,7 +44,7 @@ struct NIOWebSocketClient {
                         headers.add(name: "Host", value: hostHeader)
                         let upgrader = NIOTypedWebSocketClientUpgrader<Bool>(maxFrameSize: 1 << 20, enableAutomaticErrorHandling: false) { channel, _ in
                             channel.eventLoop.makeCompletedFuture {
-                                try channel.pipeline.syncOperations.addHandler(Collector(continuation))
+                                try channel.pipeline.syncOperations.addHandler(Collector(mailbox))
                                 return true
                             }
                         }
@@ -66,7 +70,7 @@ struct NIOWebSocketClient {
             try? await channel.close()
             throw Failure("the server did not upgrade \(path)")
         }
-        return NIOWebSocketClient(channel: channel, frames: stream, iterator: Iterator(stream.makeAsyncIterator()))
+        return NIOWebSocketClient(channel: channel, mailbox: mailbox)
     }
 
     struct Failure: Error, CustomStringConvertible {
@@ -75,18 +79,10 @@ struct NIOWebSocketClient {
     }
 
     /// The next frame the server sent, or nil once the connection closed; throws when none
-    /// comes within `timeout` seconds (a margin no loaded machine needs: a hang fails, not waits).
+    /// reaches the client within `timeout` seconds (a margin no loaded machine needs: a hang
+    /// fails, not waits).
     func next(timeout: TimeInterval = 20) async throws -> WebSocketFrame? {
-        let iterator = iterator
-        return try await withThrowingTaskGroup(of: WebSocketFrame?.self) { group in
-            group.addTask { try await iterator.next() }
-            group.addTask {
-                try await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
-                throw Failure("no frame came within \(timeout) s")
-            }
-            defer { group.cancelAll() }
-            return try await group.next() ?? nil
-        }
+        try await mailbox.next(timeout: timeout, on: channel.eventLoop)
     }
 
     /// The next text message, skipping nothing: a frame of another kind fails.
@@ -107,18 +103,18 @@ struct NIOWebSocketClient {
         try await send(.connectionClose, [UInt8(code >> 8), UInt8(code & 0xFF)])
     }
 
-    /// Hands received frames to the stream.
+    /// Hands received frames to the mailbox.
     final class Collector: ChannelInboundHandler {
         typealias InboundIn = WebSocketFrame
-        let continuation: AsyncThrowingStream<WebSocketFrame, any Error>.Continuation
-        init(_ continuation: AsyncThrowingStream<WebSocketFrame, any Error>.Continuation) { self.continuation = continuation }
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) { continuation.yield(unwrapInboundIn(data)) }
+        let mailbox: Mailbox
+        init(_ mailbox: Mailbox) { self.mailbox = mailbox }
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) { mailbox.deliver(.frame(unwrapInboundIn(data))) }
         func channelInactive(context: ChannelHandlerContext) {
-            continuation.finish()
+            mailbox.deliver(.closed)
             context.fireChannelInactive()
         }
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
-            continuation.finish(throwing: error)
+            mailbox.deliver(.failed(error))
             context.close(promise: nil)
         }
     }
@@ -168,10 +164,70 @@ struct NIOWebSocketClient {
         }
     }
 
-    /// The stream's iterator behind a reference, so the client value can be shared.
-    final class Iterator: @unchecked Sendable {
-        private var base: AsyncThrowingStream<WebSocketFrame, any Error>.AsyncIterator
-        init(_ base: AsyncThrowingStream<WebSocketFrame, any Error>.AsyncIterator) { self.base = base }
-        func next() async throws -> WebSocketFrame? { try await base.next() }
+    /// Frames received and not yet taken, and the one reader waiting for the next. The
+    /// channel's handler delivers; ``next(timeout:on:)`` takes, or waits with a timer on the
+    /// same event loop.
+    final class Mailbox: @unchecked Sendable {
+        enum Arrival {
+            case frame(WebSocketFrame)
+            case closed
+            case failed(any Error)
+        }
+
+        private struct State {
+            var arrivals: [Arrival] = []
+            var ended = false
+            var waiter: (continuation: CheckedContinuation<WebSocketFrame?, any Error>, id: Int)?
+            var asked = 0
+        }
+
+        private let state = Locked(State())
+
+        func deliver(_ arrival: Arrival) {
+            let resume: CheckedContinuation<WebSocketFrame?, any Error>? = state.withLock { state in
+                guard !state.ended else { return nil }
+                if case .frame = arrival {} else { state.ended = true }
+                guard let waiting = state.waiter else {
+                    state.arrivals.append(arrival)
+                    return nil
+                }
+                state.waiter = nil
+                return waiting.continuation
+            }
+            if let resume { Self.resume(resume, with: arrival) }
+        }
+
+        func next(timeout: TimeInterval, on loop: any EventLoop) async throws -> WebSocketFrame? {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<WebSocketFrame?, any Error>) in
+                let ready: Arrival? = state.withLock { state in
+                    state.asked += 1
+                    if let first = state.arrivals.first {
+                        // The ending stays for every later call.
+                        if case .frame = first { state.arrivals.removeFirst() }
+                        return first
+                    }
+                    let id = state.asked
+                    state.waiter = (continuation, id)
+                    loop.scheduleTask(in: .nanoseconds(Int64(timeout * 1e9))) { [self] in
+                        let expired = self.state.withLock { state -> CheckedContinuation<WebSocketFrame?, any Error>? in
+                            guard let waiting = state.waiter, waiting.id == id else { return nil }
+                            state.waiter = nil
+                            return waiting.continuation
+                        }
+                        expired?.resume(throwing: Failure("frame \(id) did not reach the client within \(timeout) s"))
+                    }
+                    return nil
+                }
+                if let ready { Self.resume(continuation, with: ready) }
+            }
+        }
+
+        private static func resume(_ continuation: CheckedContinuation<WebSocketFrame?, any Error>, with arrival: Arrival) {
+            switch arrival {
+            case .frame(let frame): continuation.resume(returning: frame)
+            case .closed: continuation.resume(returning: nil)
+            case .failed(let error): continuation.resume(throwing: error)
+            }
+        }
     }
 }
