@@ -188,7 +188,13 @@ let package = Package(
         ),
         .testTarget(
             name: "ContractTestsTests",
-            dependencies: ["ContractTests", "ContractTestsTesting", "ContractTestsXCTest", "MockServer", "MockServerTLS", "MockServerClient", "MockFixtures", "TestSupport"]
+            dependencies: ["ContractTests", "ContractTestsTesting", "ContractTestsXCTest", "MockServer", "MockServerTLS", "MockServerClient", "MockFixtures", "TestSupport",
+                           // The WebSocket checks' test clients (Linux's URLSession has no WebSockets).
+                           .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "NIOHTTP1", package: "swift-nio"),
+                           .product(name: "NIOWebSocket", package: "swift-nio"),
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),
         .testTarget(
             name: "MockServerOpenAPITests",

@@ -1,28 +1,34 @@
 import ContractTests
 import Foundation
 import MockFixtures
+import MockServerTLS
 import Scenarios
+import TestSupport
 import Testing
 
-/// The streaming suite as the tests run it: in process, a 2 s timeout and a 2 s margin
-/// (a loaded 2-core machine has delivered an in-process timeout over a second late).
+/// The streaming suite as the tests run it: in process unless said, a 2 s timeout and a
+/// 2 s margin (a loaded 2-core machine has delivered an in-process timeout over a second late).
 func streamingConfiguration(transport: ContractTransport = .inProcess) -> SuiteConfiguration {
-    SuiteConfiguration(fixturesDirectory: MockFixtures.directory, timeout: 2, timeoutMargin: 2, transport: transport, parallelism: 4)
+    SuiteConfiguration(fixturesDirectory: MockFixtures.directory, timeout: 2, timeoutMargin: 2, transport: transport, parallelism: 4,
+                       tls: TLSSettings())
 }
 
+/// The checks play the same in process and over the server's sockets: the reference passes
+/// and each defect fails exactly its check over each.
 @Suite(.serialized) struct StreamingContractTests {
-    @Test(arguments: [true, false])
-    func theReferenceClientPassesEveryCheck(resumes: Bool) async throws {
-        let report = await StreamingContract.suite(streamingConfiguration()).run { ReferenceEventStreamClient(context: $0, resumes: resumes) }
-        #expect(report.passed, "\(report)")
+    @Test(arguments: [true, false], ContractTransport.allCases)
+    func theReferenceClientPassesEveryCheck(resumes: Bool, transport: ContractTransport) async throws {
+        try await TestCA.prepare(transport == .secureSockets)
+        let report = await StreamingContract.suite(streamingConfiguration(transport: transport)).run { ReferenceEventStreamClient(context: $0, resumes: resumes) }
+        #expect(report.passed, "\(transport): \(report)")
         #expect(report.results.count == 7)
     }
 
-    @Test(arguments: StreamDefect.allCases)
-    func eachDefectFailsExactlyItsCheck(defect: StreamDefect) async throws {
-        let report = await StreamingContract.suite(streamingConfiguration()).run { FlawedEventStreamClient(defect: defect, context: $0) }
+    @Test(arguments: StreamDefect.allCases, [ContractTransport.inProcess, .sockets])
+    func eachDefectFailsExactlyItsCheck(defect: StreamDefect, transport: ContractTransport) async throws {
+        let report = await StreamingContract.suite(streamingConfiguration(transport: transport)).run { FlawedEventStreamClient(defect: defect, context: $0) }
         let (failing, phrase) = defect.expectation
-        #expect(Set(report.failures.map(\.id)) == failing, "\(defect): \(report)")
+        #expect(Set(report.failures.map(\.id)) == failing, "\(defect) over \(transport): \(report)")
         let messages = report.failures.compactMap(\.message).joined(separator: "\n")
         #expect(messages.contains(phrase), "\(defect): the failure does not say \"\(phrase)\":\n\(messages)")
     }
@@ -43,18 +49,5 @@ func streamingConfiguration(transport: ContractTransport = .inProcess) -> SuiteC
         #expect(message.contains("the connection was reset after 2 of 4 events, and the client reported the stream finished"), "\(message)")
         #expect(message.contains("GET /events"), "\(message)")
         #expect("\(report)".contains("stream.ending.drop"), "\(report)")
-    }
-
-    /// Under another transport than the in-process one each check says to run in process.
-    @Test func aTransportThatPlaysNoStreamsIsNamed() async throws {
-        let report = await StreamingContract.suite(streamingConfiguration(transport: .sockets)).run { ReferenceEventStreamClient(context: $0) }
-        #expect(report.failures.count == 7)
-        for failure in report.failures {
-            guard case .error(let text) = failure.outcome else {
-                Issue.record("\(failure.id) did not stop with an error: \(failure.outcome)")
-                continue
-            }
-            #expect(text.contains("transport: .inProcess"), "\(text)")
-        }
     }
 }

@@ -193,6 +193,23 @@ import Testing
         #expect(try socket.frames().isEmpty, "the server's close was its last frame")
     }
 
+    /// A client's data frame after its own close frame is in the transcript, marked, while
+    /// the connection lasts (here a stall holds the server's answer to the close).
+    @Test func aDataFrameAfterTheClientsCloseIsRecordedAndNotAnswered() throws {
+        var socket = try Socket(fault: .stall(after: 1, duration: 3))
+        _ = try socket.open()
+        #expect(try socket.texts() == ["welcome"])
+        try socket.send(Wire.close(1000))
+        try socket.send(Wire.text("one more"))
+        #expect(socket.isOpen)
+        let late = socket.transcript?.records.last
+        #expect(late?.direction == .received && late?.kind == .text && late?.note == "after the client's close")
+        #expect(late.map { String(decoding: $0.payload, as: UTF8.self) } == "one more")
+        socket.advance(3.1)
+        #expect(try socket.frames().map(\.closeCode) == [1000], "the close answered once the stall ends, the late message not")
+        #expect(!socket.isOpen)
+    }
+
     @Test func aFragmentedMessageIsAnsweredWhole() throws {
         var socket = try Socket()
         _ = try socket.open()

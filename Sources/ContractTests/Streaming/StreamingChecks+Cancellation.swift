@@ -4,15 +4,17 @@ import Scenarios
 extension StreamingChecks {
     /// Cancelling the call once two events came stops the client reading: the call returns
     /// ``EventStreamEnding/cancelled``, hands nothing over after it returned, and the server
-    /// sees the client close the stream (the journal's stream ends `clientClosed`). The
-    /// stream has 40 events 50 ms apart and then stays open, so a client that reads on
-    /// after the cancel shows it in the journal: the server writes every event and then
-    /// waits until the client's timeout (`clientTimedOut`). A stream that had ended before
+    /// sees the client close the stream (the journal's stream ends `clientClosed`) before
+    /// it wrote every event. The stream has 60 events 50 ms apart and then stays open, so a
+    /// client that reads on after the cancel shows it in the journal: the server writes
+    /// every event and then waits until the client's timeout, which in process ends the
+    /// stream `clientTimedOut` and over sockets is a close that comes only after the last
+    /// event (the cancel has almost three seconds to reach the server). A stream that had ended before
     /// the check could cancel (a machine that held the check that long) says nothing of the
     /// client, and the check runs again.
     public static func cancellationCloses<P: Sendable>(_ id: String, stream: String, patterns: [RequestPattern], limit: TimeInterval,
                                                        _ open: @escaping Open<P>) -> ContractCheck<P> {
-        let events = numbered((1...40).map { "tick \($0)" }).enumerated().map { index, event in
+        let events = numbered((1...60).map { "tick \($0)" }).enumerated().map { index, event in
             var paced = event
             if index > 0 { paced.delay = 0.05 }
             return paced
@@ -46,7 +48,14 @@ extension StreamingChecks {
             if capture.cancelledAt == nil {
                 problems.append("the call ended after handing over \(capture.events.count) events, before the check could cancel it")
             }
+            // Over sockets a client's timeout is a close too: one that came only once every
+            // event was written is a client that read on.
+            let last = Data("data: tick \(events.count)\n".utf8)
+            let wroteAll = opened?.transcript?.records.contains { $0.direction == .sent && $0.kind == .events && $0.payload.range(of: last) != nil } ?? false
             switch ending {
+            case .clientClosed? where wroteAll:
+                problems.append("the server wrote every event (\(events.count)) before the client closed the stream: "
+                                + "the client read on after the cancel — cancel the request (URLSessionTask.cancel()) when the calling task is cancelled")
             case .clientClosed?:
                 break
             case .clientTimedOut?:

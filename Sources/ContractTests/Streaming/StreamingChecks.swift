@@ -14,7 +14,7 @@ import FoundationNetworking
 /// request after the stream's last planned one is answered `204 No Content`, which tells
 /// an `EventSource`-like client to stop: a client that resumes does so at once, and ends.
 /// Times are short (events 10 to 50 ms apart), so the checks that do not wait for the
-/// client's timeout take well under a second in process.
+/// client's timeout take well under a second, in process or over the server's sockets.
 public enum StreamingChecks {
     /// Opens the stream with the provider: the client's call, handing each event to
     /// `onEvent` and returning how the stream ended (``EventStreamProvider/stream(_:onEvent:)``).
@@ -28,14 +28,14 @@ public enum StreamingChecks {
     ///   - stream: The stream's name in messages (`GET /events`).
     ///   - patterns: The requests that open the stream (one per path it may be served under).
     ///   - configuration: The suite's: its timeout and margin bound the waits. The checks
-    ///     run in process, where each is shown to catch its defect: under another
-    ///     transport, each says so.
+    ///     play the same over every transport: in process, and over the server's sockets
+    ///     (`.sockets`, `.secureSockets`), where the server writes each event when it is due.
     ///   - resumes: Whether the provider claims to resume with `Last-Event-ID`.
     ///   - open: The call that opens the stream.
     public static func checks<P: Sendable>(_ prefix: String, stream: String, patterns: [RequestPattern], configuration: SuiteConfiguration,
                                            resumes: @escaping @Sendable (P) -> Bool, open: @escaping Open<P>) -> [ContractCheck<P>] {
         let limit = configuration.timeout + configuration.timeoutMargin
-        let checks = [
+        return [
             eventsInOrder(prefix + ".events.order", stream: stream, patterns: patterns, limit: limit, open),
             splitEvents(prefix + ".events.split", stream: stream, patterns: patterns, limit: limit, open),
             dropIsFailure(prefix + ".ending.drop", stream: stream, patterns: patterns, limit: limit, open),
@@ -45,23 +45,6 @@ public enum StreamingChecks {
             cancellationCloses(prefix + ".cancellation", stream: stream, patterns: patterns, limit: limit, open),
             resumesWithLastEventID(prefix + ".resume", stream: stream, patterns: patterns, limit: limit, resumes: resumes, open),
         ]
-        guard configuration.transport == .inProcess else { return checks.map { unplayable($0, transport: configuration.transport) } }
-        return checks
-    }
-
-    /// Why a streaming check does not run over a transport other than the in-process one.
-    public struct UnplayableTransport: Error, CustomStringConvertible {
-        /// The suite's transport.
-        public let transport: ContractTransport
-        /// What to do instead.
-        public var description: String {
-            "the streaming checks run in process, where each is shown to catch its defect: run them with `transport: .inProcess` "
-                + "(the suite's transport is .\(transport.rawValue))"
-        }
-    }
-
-    static func unplayable<P: Sendable>(_ check: ContractCheck<P>, transport: ContractTransport) -> ContractCheck<P> {
-        ContractCheck(check.id, check.level, check.summary) { _ in throw UnplayableTransport(transport: transport) }
     }
 
     // MARK: The streams

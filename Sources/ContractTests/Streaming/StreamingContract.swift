@@ -5,7 +5,9 @@ import FoundationNetworking
 #endif
 
 /// The contract for a server-sent events client (``EventStreamProvider``): the streaming
-/// checks of ``StreamingChecks`` against `GET path` on each check's own server, in process.
+/// checks of ``StreamingChecks`` against `GET path` on each check's own server, in process
+/// by default, or over its sockets (`.sockets`, `.secureSockets`), where the checks play
+/// and judge the same.
 ///
 ///     let report = await StreamingContract.suite().run { context in
 ///         MyEventStreamAdapter(client: ChatClient(session: URLSession(configuration: context.sessionConfiguration),
@@ -19,8 +21,9 @@ public enum StreamingContract {
     /// A check of an ``EventStreamProvider``.
     public typealias Check = ContractCheck<any EventStreamProvider>
 
-    /// The suite, run in process by default: the checks are shown to catch their defects
-    /// there, and under another transport each check says so.
+    /// The suite, run in process by default (no sockets, so the quickest); over
+    /// `.sockets` or `.secureSockets` the same checks play each event when it is due on the
+    /// wire, over HTTP/1.1 or (HTTPS) HTTP/2.
     /// - Parameters:
     ///   - configuration: Timeout, margin and the rest.
     ///   - path: The stream's path on the check's server; the provider is asked to open

@@ -96,6 +96,8 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         switch inbound.receive(frame) {
         case .fragment, .ignored:
             return
+        case .afterClose(let text, let bytes):
+            exchange.record(.received, text ? .text : .binary, payload: Data(buffer: bytes), note: "after the client's close")
         case .text(let text, let fragments):
             exchange.record(.received, .text, payload: Data(text.utf8), note: fragments > 1 ? "\(fragments) fragments" : nil)
             sockets.received(.text(text), on: socket.id)

@@ -16,7 +16,8 @@ import Scenarios
 /// - a close frame's payload is empty or a code of two bytes (one a peer may send, §7.4)
 ///   and a reason: else 1002.
 ///
-/// After a violation or a close it reads nothing more.
+/// After a violation or a close it reads nothing more; a data frame after the client's own
+/// close is still named (`afterClose`), so the journal shows a client that sends past it.
 struct WebSocketInbound {
     /// What a frame amounts to.
     enum Received: Equatable {
@@ -29,6 +30,9 @@ struct WebSocketInbound {
         case close(code: UInt16?, reason: String)
         /// The connection fails: close with `code` and `reason`.
         case violation(code: UInt16, reason: String)
+        /// A text or binary frame the client sent after its own close frame (§5.5.1: it
+        /// sends no data frame after one): recorded, not answered.
+        case afterClose(text: Bool, ByteBuffer)
         /// Read after a close or a violation: ignored.
         case ignored
     }
@@ -38,6 +42,8 @@ struct WebSocketInbound {
     /// A message whose later fragments are still to come.
     private var partial: (text: Bool, bytes: ByteBuffer, fragments: Int)?
     private(set) var done = false
+    /// The client's close frame came (`done` for that reason, not a violation).
+    private var closed = false
 
     init(maxMessageSize: Int) {
         self.maxMessageSize = maxMessageSize
@@ -48,7 +54,10 @@ struct WebSocketInbound {
     static let messageTooBig: UInt16 = 1009
 
     mutating func receive(_ frame: WebSocketFrame) -> Received {
-        guard !done else { return .ignored }
+        guard !done else {
+            guard closed, frame.opcode == .text || frame.opcode == .binary || frame.opcode == .continuation else { return .ignored }
+            return .afterClose(text: frame.opcode == .text, frame.maskKey == nil ? frame.data : frame.unmaskedData)
+        }
         guard frame.maskKey != nil else { return fail(WebSocketCloseCode.protocolError, "A client's frames must be masked") }
         guard frame.reservedBits.isEmpty else {
             return fail(WebSocketCloseCode.protocolError, "A reserved bit is set, and no extension was agreed")
@@ -103,6 +112,7 @@ struct WebSocketInbound {
 
     private mutating func close(_ payload: ByteBuffer) -> Received {
         done = true
+        closed = true
         var payload = payload
         guard payload.readableBytes > 0 else { return .close(code: nil, reason: "") }
         guard let code = payload.readInteger(as: UInt16.self) else {
@@ -123,6 +133,7 @@ struct WebSocketInbound {
 
     private mutating func fail(_ code: UInt16, _ reason: String) -> Received {
         done = true
+        closed = false
         partial = nil
         return .violation(code: code, reason: reason)
     }
