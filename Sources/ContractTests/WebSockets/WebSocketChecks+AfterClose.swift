@@ -4,7 +4,7 @@ import Scenarios
 extension WebSocketChecks {
     /// No data frame from the client follows a close frame, each on a server of its own:
     /// - the client's own close: after the greeting the client closes, then is asked to
-    ///   send a message. The server holds its answer to the close for a second (a stall),
+    ///   send a message. The server holds its answer to the close for two seconds (a stall),
     ///   so a frame the client sends after its close reaches it and is in the transcript;
     /// - the server's close: the server closes (4000) after the greeting, and once the
     ///   client's receive has failed it is asked to send a message.
@@ -12,7 +12,7 @@ extension WebSocketChecks {
     /// A send after a close should throw; the check judges by the wire only: no text or
     /// binary frame from the client after the first close frame either way (RFC 6455 §5.5.1).
     public static func sendsNothingAfterClose(_ id: String, path: String, limit: TimeInterval) -> WebSocketContract.Check {
-        let hold: TimeInterval = 1
+        let hold: TimeInterval = 2
         let own = scenario("own-close", path: path, WebSocketScript(onConnect: [.text("welcome")]), fault: .stall(after: 1, duration: hold))
         let servers = scenario("server-close", path: path, WebSocketScript(onConnect: [.text("welcome")],
                                                                          close: WebSocketClose(code: 4000, reason: "closing")))
@@ -39,7 +39,7 @@ extension WebSocketChecks {
                         let first = late[late.startIndex]
                         let whose = records[close].direction == .received ? "its own close frame" : "the server's close frame"
                         problems.append("the client sent \(late.count) data frame\(late.count == 1 ? "" : "s") after \(whose) "
-                                        + "(\(first.kind.rawValue) \"\(String(decoding: first.payload, as: UTF8.self))\"; the send \(said(sent))): "
+                                        + "(\(first.kind.rawValue) \"\(String(decoding: first.payload, as: UTF8.self))\"; \(refusal(sent))): "
                                         + "after a close frame a client sends no data (RFC 6455 §5.5.1) — refuse a send on a closing connection")
                     }
                 } else {
@@ -51,6 +51,15 @@ extension WebSocketChecks {
                     throw run.expectations.violation(expected, actual: "the socket: \(listed(transcript))", differences: problems)
                 }
             }
+        }
+    }
+
+    /// How the send after the close ended: `the send did not refuse it`, `the send threw …`.
+    static func refusal(_ outcome: CallOutcome<Void>) -> String {
+        switch outcome {
+        case .returned: return "the send did not refuse it"
+        case .threw(let error, _): return "the send threw \(error), but the frame went out"
+        case .stillRunning(let seconds): return "the send was still running \(CallOutcome<Int>.format(seconds)) s later"
         }
     }
 }

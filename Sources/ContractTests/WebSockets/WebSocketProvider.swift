@@ -54,10 +54,10 @@ public enum WebSocketContract {
         /// A binary message.
         case binary(Data)
 
-        /// `text "hi"` or `binary 3 bytes 01 02 03`.
+        /// `text "hi"` (escaped as a Swift string literal) or `binary 3 bytes 01 02 03`.
         public var description: String {
             switch self {
-            case .text(let text): return "text \"\(text)\""
+            case .text(let text): return "text \(text.debugDescription)"
             case .binary(let bytes):
                 let hex = bytes.prefix(16).map { String(format: "%02x", $0) }.joined(separator: " ")
                 return "binary \(bytes.count) bytes \(hex)\(bytes.count > 16 ? " …" : "")"
