@@ -8,7 +8,7 @@ extension WebSocketChecks {
     /// (``WebSocketConnection/closeCode``), answers with a close frame echoing the code
     /// (RFC 6455 §5.5.1), and the TCP connection ends with the handshake done: the
     /// transcript's ending is `finished` well before the server's wait for an answer
-    /// (``WebSocketConversation/closeHandshakeTimeout``) runs out.
+    /// (`WebSocketConversation.closeHandshakeTimeout`, 5 s) runs out.
     public static func answersServerClose(_ id: String, path: String, limit: TimeInterval) -> WebSocketContract.Check {
         let codes: [UInt16] = [WebSocketCloseCode.goingAway, 4000]
         let scenarios = codes.map { code in
