@@ -36,8 +36,8 @@ extension OpenAPIContract {
     /// Each check's server answers the operation's requests (under each of the document's
     /// servers' paths, any path parameters) with a scenario stream of the check's own,
     /// with events, breaks and stalls the check needs: the document's own `text/event-stream`
-    /// examples are not played as a stream. The checks run in process, so the
-    /// configuration's transport is `.inProcess` by default.
+    /// examples are not played as a stream. The configuration's transport is
+    /// `.inProcess` by default; the checks play the same over `.sockets` and `.secureSockets`.
     /// - Parameters:
     ///   - document: The OpenAPI document (3.0, 3.1 or 3.2; YAML or JSON).
     ///   - client: The type the provider is: your client, or an adapter over it.
