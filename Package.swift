@@ -194,7 +194,8 @@ let package = Package(
                            .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOHTTP1", package: "swift-nio"),
                            .product(name: "NIOWebSocket", package: "swift-nio"),
-                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                           .product(name: "NIOSSL", package: "swift-nio-ssl")]
         ),
         .testTarget(
             name: "MockServerOpenAPITests",

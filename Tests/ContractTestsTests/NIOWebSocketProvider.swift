@@ -4,7 +4,9 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import NIOWebSocket
+import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -31,18 +33,30 @@ enum WebSocketDefect: String, CaseIterable, Sendable {
 /// A WebSocket client built from SwiftNIO's parts, as the WebSocket checks' provider on
 /// Linux (whose URLSession has no WebSockets): RFC 6455's client side — masked frames,
 /// pongs for pings, a close echoing the server's code, nothing sent after a close — or,
-/// with a `defect`, one rule broken. `ws://` only.
+/// with a `defect`, one rule broken. `wss://` with `tls`: a context that trusts the test CA.
 struct NIOWebSocketProvider: WebSocketProvider {
     var defect: WebSocketDefect?
+    var tls: NIOSSLContext?
+
+    /// A TLS context that trusts the test CA and speaks HTTP/1.1 (the WebSocket upgrade's).
+    static func trustingTestCA() async throws -> NIOSSLContext {
+        let ca = try await TestCA.trusted()
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(ca.certificatePEM.utf8), format: .pem)])
+        configuration.applicationProtocols = ["http/1.1"]
+        return try NIOSSLContext(configuration: configuration)
+    }
 
     func connect(_ request: URLRequest) async throws -> any WebSocketConnection {
-        guard let url = request.url, url.scheme == "ws", let host = url.host, let port = url.port else {
-            throw NIOWebSocketConnection.Failure("this test client opens ws:// URLs with a port, not \(request.url?.absoluteString ?? "none")")
+        guard let url = request.url, url.scheme == "ws" || (url.scheme == "wss" && tls != nil), let host = url.host, let port = url.port else {
+            throw NIOWebSocketConnection.Failure("this test client opens ws:// URLs (wss:// with a TLS context) with a port, not \(request.url?.absoluteString ?? "none")")
         }
+        let tls = url.scheme == "wss" ? tls : nil
         let connection = NIOWebSocketConnection(defect: defect)
         let upgraded: EventLoopFuture<Bool> = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connect(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tls { try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: host)) }
                     var headers = HTTPHeaders()
                     headers.add(name: "Host", value: "\(host):\(port)")
                     let upgrader = NIOTypedWebSocketClientUpgrader<Bool>(maxFrameSize: 1 << 20, enableAutomaticErrorHandling: false) { channel, _ in

@@ -1,17 +1,21 @@
 import ContractTests
 import Foundation
 import MockFixtures
+import MockServerTLS
 import Testing
 
 /// The WebSocket suite as the tests run it: over sockets, a 2 s timeout and a 2 s margin.
 func webSocketConfiguration(transport: ContractTransport = .sockets) -> SuiteConfiguration {
-    SuiteConfiguration(fixturesDirectory: MockFixtures.directory, timeout: 2, timeoutMargin: 2, transport: transport, parallelism: 4)
+    SuiteConfiguration(fixturesDirectory: MockFixtures.directory, timeout: 2, timeoutMargin: 2, transport: transport, parallelism: 4,
+                       tls: TLSSettings())
 }
 
 @Suite(.serialized) struct WebSocketContractTests {
-    @Test func theReferenceClientPassesEveryCheck() async throws {
-        let report = await WebSocketContract.suite(webSocketConfiguration()).run { _ in NIOWebSocketProvider() }
-        #expect(report.passed, "\(report)")
+    @Test(arguments: [ContractTransport.sockets, .secureSockets])
+    func theReferenceClientPassesEveryCheck(transport: ContractTransport) async throws {
+        let tls = transport == .secureSockets ? try await NIOWebSocketProvider.trustingTestCA() : nil
+        let report = await WebSocketContract.suite(webSocketConfiguration(transport: transport)).run { _ in NIOWebSocketProvider(tls: tls) }
+        #expect(report.passed, "\(transport): \(report)")
         #expect(report.results.map(\.id) == ["ws.close", "ws.ping", "ws.after-close", "ws.messages"])
     }
 
