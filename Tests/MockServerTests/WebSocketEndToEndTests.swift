@@ -2,6 +2,7 @@ import Foundation
 import MockServer
 import MockServerTLS
 import NIOCore
+import NIOPosix
 import NIOSSL
 import NIOWebSocket
 import Scenarios
@@ -23,6 +24,12 @@ import Testing
                 WebSocketReply("bytes", match: MessagePattern(kind: .binary), messages: [.binary(Data([1, 2, 3]))]),
             ]))),
     ])
+
+    /// Loops of these tests' own, for their servers and their clients: what they show is
+    /// how the server ends a connection, and on loops other tests' servers and clients
+    /// share, a neighbour's work could hold that end past the clients' wait.
+    static let serverLoops = ServerLoops(limit: 4)
+    static let clientLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
     /// A TLS context for a client that trusts the test CA and speaks HTTP/1.1.
     static func clientTLS() async throws -> NIOSSLContext {
@@ -63,18 +70,18 @@ import Testing
     }
 
     @Test func aNIOClientHoldsAScriptedConversationOverWS() async throws {
-        let server = try await TestServer.start(scenarios: [Self.chat], scenario: "sockets")
+        let server = try await TestServer.start(scenarios: [Self.chat], scenario: "sockets", loops: Self.serverLoops)
         defer { Task { await server.stop() } }
-        let client = try await NIOWebSocketClient.connect(port: server.port, path: "/chat")
+        let client = try await NIOWebSocketClient.connect(port: server.port, path: "/chat", group: Self.clientLoops)
         try await Self.converse(client, engine: server.engine)
     }
 
     @Test func aNIOClientHoldsAScriptedConversationOverWSS() async throws {
         let ca = try await TestCA.trusted()
-        let server = try await TestServer.start(scenarios: [Self.chat], scenario: "sockets", tls: TLSSettings(caDirectory: ca.directory))
+        let server = try await TestServer.start(scenarios: [Self.chat], scenario: "sockets", tls: TLSSettings(caDirectory: ca.directory), loops: Self.serverLoops)
         defer { Task { await server.stop() } }
         let client = try await NIOWebSocketClient.connect(port: server.address.securePort ?? server.port, path: "/chat",
-                                                          tls: try await Self.clientTLS(), serverName: "localhost")
+                                                          tls: try await Self.clientTLS(), serverName: "localhost", group: Self.clientLoops)
         try await Self.converse(client, engine: server.engine)
     }
 
@@ -83,7 +90,8 @@ import Testing
         defer { Task { await server.stop() } }
         let client = try await NIOWebSocketClient.connect(
             port: try #require(server.address.proxyPort), path: "/chat", hostHeader: "chat.example.test",
-            tls: try await Self.clientTLS(), serverName: "chat.example.test", route: .proxy(authority: "chat.example.test:443"))
+            tls: try await Self.clientTLS(), serverName: "chat.example.test", route: .proxy(authority: "chat.example.test:443"),
+            group: Self.clientLoops)
         try await Self.converse(client, engine: server.engine)
         let upgrade = try #require(server.engine.journal.entries().first { $0.status == 101 })
         #expect(upgrade.request.host == "chat.example.test")
@@ -95,9 +103,9 @@ import Testing
         let closing = Scenario(name: "closing", rules: [
             Rule("bye", .get("/chat"), always: .webSocket(WebSocketScript(onConnect: [.text("hi")], close: WebSocketClose(code: 4001, reason: "over")))),
         ])
-        let server = try await TestServer.start(scenarios: [closing], scenario: "closing")
+        let server = try await TestServer.start(scenarios: [closing], scenario: "closing", loops: Self.serverLoops)
         defer { Task { await server.stop() } }
-        let client = try await NIOWebSocketClient.connect(port: server.port, path: "/chat")
+        let client = try await NIOWebSocketClient.connect(port: server.port, path: "/chat", group: Self.clientLoops)
         #expect(try await client.nextText() == "hi")
         let close = try #require(try await client.next())
         #expect(close.opcode == .connectionClose)

@@ -208,13 +208,16 @@ struct NIOWebSocketClient {
                     }
                     let id = state.asked
                     state.waiter = (continuation, id)
+                    let asked = NIODeadline.now()
                     loop.scheduleTask(in: .nanoseconds(Int64(timeout * 1e9))) { [self] in
+                        // How late the loop ran the timer: a loop held by other work shows here.
+                        let waited = Double((NIODeadline.now() - asked).nanoseconds) / 1e9
                         let expired = self.state.withLock { state -> CheckedContinuation<WebSocketFrame?, any Error>? in
                             guard let waiting = state.waiter, waiting.id == id else { return nil }
                             state.waiter = nil
                             return waiting.continuation
                         }
-                        expired?.resume(throwing: Failure("frame \(id) did not reach the client within \(timeout) s"))
+                        expired?.resume(throwing: Failure("frame \(id) did not reach the client within \(timeout) s (its timer ran after \(String(format: "%.1f", waited)) s)"))
                     }
                     return nil
                 }

@@ -38,13 +38,14 @@ struct TestServer {
         limits: ConnectionLimits = .patient(),
         adminToken: String? = nil,
         strict: Bool = false,
-        tls: TLSSettings? = nil
+        tls: TLSSettings? = nil,
+        loops: ServerLoops = .shared
     ) async throws -> TestServer {
         let engine = try MockEngine(configuration: EngineConfiguration(
             fixturesDirectory: fixtures, variants: [RestaurantAPI().name: restaurant.rawValue, OpenMarketAPI().name: openMarket.rawValue],
             journalCapacity: journalCapacity, seed: seed, timeSource: timeSource,
             extraScenarios: scenarios, scenario: scenario, timeScale: timeScale, strict: strict))
-        let started = try await ServerLoops.shared.start {
+        let started = try await loops.start {
             MockHTTPServer(engine: engine, configuration: ServerConfiguration(
                 port: 0, maxRequestBodySize: maxRequestBodySize, limits: limits, adminToken: adminToken, tls: tls), group: $0)
         }
