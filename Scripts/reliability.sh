@@ -69,7 +69,11 @@ scenario clients (every shipped scenario, faults included), never-reading pipeli
 slowloris heads, mid-body and mid-delay hang-ups, and forward proxy clients (TLS through
 `CONNECT` tunnels and absolute-form requests to the APIs' real hosts; malformed and
 unmapped targets, silent tunnels, garbage and truncated ClientHellos in tunnels, half a
-`CONNECT` line), all at once. "Entries lost" compares the requests the clients sent with
+`CONNECT` line), WebSocket clients (conversations to their close; unmasked, invalid UTF-8,
+oversized and badly fragmented frames, never-reading and half-open sockets) and
+Server-Sent Events clients (streams read to their end, tickers read and closed, resumes by
+`Last-Event-ID`; never-reading, half-open, hang-ups, garbage and huge `Last-Event-ID`s),
+all at once. "Entries lost" compares the requests the clients sent with
 the journal's total.
 
 MID
@@ -96,17 +100,10 @@ AddressSanitizer when the server exits on SIGTERM; a leak report fails the clean
 SANITIZERS
 sanitizer_status=0
 for sanitizer in thread address; do
-  scratch=.build-tsan
-  [ "$sanitizer" = address ] && scratch=.build-asan
-  if ! swift build --product mock-server --sanitize="$sanitizer" --scratch-path "$scratch" >"$tmp.build" 2>&1; then
-    grep -E "error" "$tmp.build" | head -20
-    echo "reliability.sh: mock-server did not build with -sanitize=$sanitizer" >&2
-    exit 2
-  fi
-  rm -f "$tmp.build"
-  bin=$(swift build --product mock-server --sanitize="$sanitizer" --scratch-path "$scratch" --show-bin-path)
-  python3 Scripts/soak.py "$bin/mock-server" --seconds "$sanitizer_seconds" --sanitized "$sanitizer" --report "$tmp" \
-    || sanitizer_status=$?
+  code=0
+  bash Scripts/sanitizer-soak.sh "$sanitizer" "$sanitizer_seconds" --report "$tmp" || code=$?
+  [ $code -eq 2 ] && exit 2   # the build failed
+  [ $code -eq 0 ] || sanitizer_status=$code
 done
 mv "$tmp" "$out"
 echo "wrote $out (fuzz exit $fuzz_status, soak exit $soak_status, sanitizer soaks exit $sanitizer_status)"
