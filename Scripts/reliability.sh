@@ -31,7 +31,14 @@ admin API and engine, every shipped scenario reachable), `fuzz-proxy` (the same 
 forward proxy's port, pass-through off: `CONNECT` and absolute-form targets, what a tunnel
 carries after its head; every refusal a 400, 403 or 407 with a JSON reason that closes the
 connection, no unmapped host ever tunnelled or answered, no channel outliving its
-connection, and every parsed target the same after a round trip through its authority). Seeds are in `Fuzz/corpus`; an
+connection, and every parsed target the same after a round trip through its authority),
+`fuzz-websocket` (a WebSocket's frames after its upgrade: NIO's frame decoder, RFC 6455's
+rules and a script, every server frame whole and unmasked) and `fuzz-sse` (scenario
+stubs with an `eventStream`, from fuzzed JSON or from fuzzed strings in every field, played
+through the writer on an `EmbeddedChannel` whose clock the target advances, with the client
+not reading for a while: whole chunks, no CR anywhere, every line a comment or a known
+field, the last event dispatched by its empty line, nothing written while the channel is
+not writable). Seeds are in `Fuzz/corpus`; an
 ordinary `swift build` makes each target a corpus replayer, so every input that ever
 crashed stays a check.
 
