@@ -126,6 +126,27 @@ def sample(schema, document, depth=0):
     return "x" * max(1, int(schema.get("minLength", 1)))
 
 
+def credentials(document, operation):
+    """Headers and query items carrying the credentials the operation's first security
+    alternative asks for (the mock checks their presence and the Authorization scheme)."""
+    requirements = operation.get("security", document.get("security", []))
+    schemes = document.get("components", {}).get("securitySchemes", {})
+    headers, query = {}, []
+    for name in (requirements[0] if requirements else {}):
+        scheme = schemes.get(name, {})
+        if scheme.get("type") == "http" and scheme.get("scheme", "").lower() == "basic":
+            headers["Authorization"] = "Basic dXNlcjpwYXNzd29yZA=="
+        elif scheme.get("type") == "apiKey" and scheme.get("in") == "query":
+            query.append(f"{urllib.parse.quote(scheme.get('name', name))}=key")
+        elif scheme.get("type") == "apiKey" and scheme.get("in") == "cookie":
+            headers["Cookie"] = f"{scheme.get('name', name)}=key"
+        elif scheme.get("type") == "apiKey":
+            headers[scheme.get("name", name)] = "key"
+        else:
+            headers["Authorization"] = "Bearer token"
+    return headers, query
+
+
 def check_gets(base, name, limit):
     from jsonschema import Draft202012Validator
     document = json.load(urllib.request.urlopen(f"{base}/__admin/openapi/{name}"))
@@ -134,6 +155,7 @@ def check_gets(base, name, limit):
         url = document["servers"][0]["url"]
         prefix = re.sub(r"^[a-z]+://[^/]+", "", url).rstrip("/")
     counts = {"asked": 0, "valid": 0, "invalid": 0, "other status": 0}
+    statuses = {}
     invalid = []
     for path, item in sorted(document.get("paths", {}).items()):
         operation = item.get("get")
@@ -155,8 +177,10 @@ def check_gets(base, name, limit):
                     query.append(f"{urllib.parse.quote(parameter['name'])}={urllib.parse.quote(str(value).lower() if isinstance(value, bool) else str(value))}")
         except (KeyError, TypeError):
             continue
+        headers, keys = credentials(document, operation)
+        query += keys
         request = urllib.request.Request(base + url + ("?" + "&".join(query) if query else ""),
-                                         headers={"Authorization": "Bearer token", "Accept": "application/json"})
+                                         headers={**headers, "Accept": "application/json"})
         counts["asked"] += 1
         try:
             response = urllib.request.urlopen(request, timeout=10)
@@ -166,6 +190,7 @@ def check_gets(base, name, limit):
             status, body, content_type = error.code, b"", ""
         if not 200 <= status < 300:
             counts["other status"] += 1
+            statuses[status] = statuses.get(status, 0) + 1
             continue
         responses = operation.get("responses", {})
         chosen = responses.get(str(status)) or responses.get("2XX") or responses.get("default") or {}
@@ -189,6 +214,8 @@ def check_gets(base, name, limit):
             invalid.append(f"GET {url}: {str(errors[0])[:160]}")
         else:
             counts["valid"] += 1
+    if statuses:
+        counts["other status"] = ", ".join(f"{count}× {status}" for status, count in sorted(statuses.items()))
     return counts, invalid
 
 
@@ -246,7 +273,7 @@ def main():
         for line in log.splitlines():
             if re.search(r"(repaired|skipped|not served|undocumented answer):", line):
                 print("   " + re.sub(r"^\S+ \S+ ", "", line)[:220])
-        print(f"   GETs: {counts['asked']} asked, {counts['valid']} 2xx valid, {counts['invalid']} 2xx invalid, {counts['other status']} other status")
+        print(f"   GETs: {counts['asked']} asked, {counts['valid']} 2xx valid, {counts['invalid']} 2xx invalid; other statuses: {counts['other status'] or 'none'}")
         for line in invalid[:5]:
             print("     " + line)
     if args.per_test:

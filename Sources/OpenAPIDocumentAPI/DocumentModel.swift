@@ -62,6 +62,14 @@ public final class OpenAPIDocument: Sendable {
                 operations.append(made)
             }
         }
+        // Some documents key a second operation on one URL as `/items#variant`: no request's
+        // path carries a fragment, so such an operation is never reached.
+        for path in (json["paths"]?.objectValue ?? [:]).keys.sorted() where path.contains("#") {
+            let url = String(path[..<path.firstIndex(of: "#")!])
+            notes.append(DocumentNote(.notServed, file: file, pointer: JSONPointer.pointer(["paths", path]),
+                                      "\(path): a request's path carries no fragment, so it reaches \(url), never this path's operations",
+                                      group: "paths with a fragment (#…), which no request's path carries"))
+        }
         if let webhooks = json["webhooks"]?.objectValue, !webhooks.isEmpty {
             notes.append(DocumentNote(.notServed, file: file, pointer: "/webhooks",
                                       "webhooks (\(webhooks.keys.sorted().joined(separator: ", "))) are not sent: the mock never calls out"))

@@ -1,4 +1,5 @@
 import Foundation
+import MockFixtures
 @testable import OpenAPIDocumentAPI
 import Scenarios
 import Testing
@@ -84,6 +85,29 @@ import Testing
         #expect(problems.count == 2, "\(problems)")
         #expect(problems.contains { $0.file == file.path && $0.jsonPath == "/paths/~1a/get/responses" }, "\(problems)")
         #expect(problems.contains { $0.jsonPath.hasSuffix("/schema/$ref") && $0.reason.contains("#/components/schemas/Gone") }, "\(problems)")
+    }
+
+    /// A path keyed with a fragment (`/shared#folders`, as some generated documents key a
+    /// second operation on one URL) is named at start: a request reaches the plain path.
+    @Test func aPathWithAFragmentIsNamedAsNotServed() throws {
+        let folder = try Documents.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("fragments.yaml")
+        try Data("""
+            openapi: 3.0.2
+            info: { title: Fragments, version: '1' }
+            paths:
+              /shared:
+                get: { responses: { '200': { description: x, content: { application/json: { example: { type: file } } } } } }
+              /shared#folders:
+                get: { responses: { '200': { description: x, content: { application/json: { example: { type: folder } } } } } }
+            """.utf8).write(to: file)
+        let api = try OpenAPIDocumentAPI(contentsOf: file, name: "fragments")
+        let notes = try api.document().notes
+        let note = try #require(notes.first { $0.kind == .notServed && $0.pointer == "/paths/~1shared#folders" }, "\(notes)")
+        #expect(note.message == "/shared#folders: a request's path carries no fragment, so it reaches /shared, never this path's operations")
+        let engine = try MockEngine(configuration: EngineConfiguration(fixturesDirectory: MockFixtures.directory, apis: [api]))
+        #expect(engine.send("GET", "/shared").body == ["type": "file"])
     }
 
     @Test func aSwagger20DocumentIsConvertedAndServed() throws {

@@ -12,6 +12,16 @@ struct SecurityRequirements: Sendable {
             case header(String)
             case query(String)
             case cookie(String)
+
+            /// Where the credential goes, in a request's words.
+            var described: String {
+                switch self {
+                case .authorization(let scheme): return "Authorization: \((scheme ?? "<scheme>").capitalized) …"
+                case .header(let name): return "header \(name)"
+                case .query(let name): return "query \(name)"
+                case .cookie(let name): return "cookie \(name)"
+                }
+            }
         }
         let scheme: String
         let place: Place
@@ -59,9 +69,11 @@ struct SecurityRequirements: Sendable {
         return alternatives.contains { $0.allSatisfy { Self.carries(request, $0.place) } }
     }
 
-    /// What to say in `WWW-Authenticate` and the reason.
+    /// The alternatives for a 401's reason, each credential with where it goes:
+    /// `token (Authorization: Bearer …) or key (query api_key)`, so a client sending a
+    /// bearer token where the document asks for Basic sees why it is refused.
     var described: String {
-        alternatives.map { $0.map(\.scheme).joined(separator: " and ") }.joined(separator: " or ")
+        alternatives.map { $0.map { "\($0.scheme) (\($0.place.described))" }.joined(separator: " and ") }.joined(separator: " or ")
     }
 
     var challenge: String {
