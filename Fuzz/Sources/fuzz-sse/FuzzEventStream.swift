@@ -77,7 +77,8 @@ enum FuzzEventStream {
             let before = output.count
             loop.advanceTime(by: .seconds(1))
             read()
-            if step >= pause && step < pause + 5 && output.count != before {
+            // The body's end (the last chunk) may go out: it is no event, and a server queues it.
+            if step >= pause && step < pause + 5 && output.count != before && !output[before...].elementsEqual(Array("0\r\n\r\n".utf8)) {
                 FuzzDriver.fail("\(output.count - before) bytes written while the channel was not writable")
             }
         }
