@@ -114,16 +114,19 @@ if $upload; then
 fi
 
 if $ws; then
-  # ws_echo.py zeroes the counters itself, between its warm-up and its counted round trips.
+  # ws_echo.py zeroes the counters itself, between its warm-up and its counted round trips
+  # (WS_WARMUP and WS_COUNTED, for a quick check of the script itself).
+  ws_warmup=${WS_WARMUP:-2000}
+  ws_counted=${WS_COUNTED:-10000}
   printf '%-6s %14s %14s %8s\n' route "mock Ir/echo" "floor Ir/echo" ratio
   ws_count() {
     local name=$1 ready=$2; shift 2
     start "$name" "$ready" "$@"
     local answered
-    answered=$(python3 Benchmarks/ws_echo.py "$port" /echo 16 2000 10000 "$pid")
+    answered=$(python3 Benchmarks/ws_echo.py "$port" /echo 16 "$ws_warmup" "$ws_counted" "$pid")
     total "$name"
-    [ "$answered" = 10000 ] || { echo "instructions.sh: $name echoed $answered of 10000" >&2; exit 1; }
-    echo $((instructions / 10000))
+    [ "$answered" = "$ws_counted" ] || { echo "instructions.sh: $name echoed $answered of $ws_counted" >&2; exit 1; }
+    echo $((instructions / ws_counted))
   }
   mock=$(ws_count mock-echo /__admin/health "$work/mock-server" --port 0 --log-level info --scenario Benchmarks/scenarios/bench-echo.json)
   floor=$(ws_count floor-echo / "$work/nio-floor")
