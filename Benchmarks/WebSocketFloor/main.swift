@@ -11,6 +11,7 @@
 //
 //   ws-floor            prints "Listening on http://127.0.0.1:PORT"; any path upgrades,
 //                       and a request that asks for no upgrade gets a 200 with an empty body.
+import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -85,5 +86,6 @@ let bootstrap = ServerBootstrap(group: group)
     }
     .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
 let server = try bootstrap.bind(host: "127.0.0.1", port: 0).wait()
-print("Listening on http://127.0.0.1:\(server.localAddress?.port ?? 0)")
+// Unbuffered, as nio-floor: `print` to a pipe waits in a buffer, and the line is how a script finds the port.
+FileHandle.standardOutput.write(Data("Listening on http://127.0.0.1:\(server.localAddress?.port ?? 0)\n".utf8))
 try server.closeFuture.wait()
