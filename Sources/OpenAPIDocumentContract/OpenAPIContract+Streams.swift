@@ -49,17 +49,7 @@ extension OpenAPIContract {
     public static func streamingSuite<Client: Sendable>(document: URL, client: Client.Type = Client.self, name: String? = nil,
                                                         configuration: SuiteConfiguration = SuiteConfiguration(transport: .inProcess),
                                                         streams: [String: StreamCall<Client>]) throws(OpenAPIContractError) -> ContractSuite<Client> {
-        let api: OpenAPIDocumentAPI
-        let loaded: OpenAPIDocument
-        do {
-            api = try OpenAPIDocumentAPI(contentsOf: document, name: name, stateful: false)
-            loaded = try api.document()
-        } catch {
-            throw .unreadableDocument(error)
-        }
-        let known = Set(loaded.operations.map(\.name))
-        let unknown = streams.keys.filter { !known.contains($0) }.sorted()
-        guard unknown.isEmpty else { throw .unknownOperations(unknown, known: loaded.operations.map(\.name)) }
+        let (api, loaded) = try DocumentContext.read(document, name: name, naming: streams.keys)
         let streaming = loaded.operations.filter { documentsEventStream($0, in: loaded.json) }
         let notStreams = streams.keys.filter { key in !streaming.contains { $0.name == key } }.sorted()
         guard notStreams.isEmpty else { throw .notEventStreams(notStreams, streams: streaming.map(\.name)) }

@@ -65,17 +65,7 @@ public enum OpenAPIContract {
     public static func suite<Client: Sendable>(document: URL, client: Client.Type = Client.self, name: String? = nil,
                                                configuration: SuiteConfiguration = SuiteConfiguration(),
                                                calls: [String: Call<Client>]) throws(OpenAPIContractError) -> ContractSuite<Client> {
-        let api: OpenAPIDocumentAPI
-        let loaded: OpenAPIDocument
-        do {
-            api = try OpenAPIDocumentAPI(contentsOf: document, name: name, stateful: false)
-            loaded = try api.document()
-        } catch {
-            throw .unreadableDocument(error)
-        }
-        let known = Set(loaded.operations.map(\.name))
-        let unknown = calls.keys.filter { !known.contains($0) }.sorted()
-        guard unknown.isEmpty else { throw .unknownOperations(unknown, known: loaded.operations.map(\.name)) }
+        let (api, loaded) = try DocumentContext.read(document, name: name, naming: calls.keys)
 
         var configuration = configuration
         configuration.apis = [api]
@@ -134,6 +124,23 @@ struct DocumentContext: Sendable {
     /// several (`GET /v1/pets/{petId} or /v2/pets/{petId}`).
     func describe(_ operation: DocumentOperation) -> String {
         "\(operation.method) " + document.basePaths.map { $0 + operation.path }.joined(separator: " or ")
+    }
+
+    /// The document at `document` read for a suite (stateless: each check's server answers
+    /// from the document alone), refusing call keys that name none of its operations.
+    static func read(_ document: URL, name: String?, naming keys: some Collection<String>) throws(OpenAPIContractError) -> (OpenAPIDocumentAPI, OpenAPIDocument) {
+        let api: OpenAPIDocumentAPI
+        let loaded: OpenAPIDocument
+        do {
+            api = try OpenAPIDocumentAPI(contentsOf: document, name: name, stateful: false)
+            loaded = try api.document()
+        } catch {
+            throw .unreadableDocument(error)
+        }
+        let known = Set(loaded.operations.map(\.name))
+        let unknown = keys.filter { !known.contains($0) }.sorted()
+        guard unknown.isEmpty else { throw .unknownOperations(unknown, known: loaded.operations.map(\.name)) }
+        return (api, loaded)
     }
 }
 

@@ -35,15 +35,47 @@ import Testing
         #expect(pushed == "pushed by the test")
     }
 
-    @Test(.mockServer(scenario: "chat", scenarios: [chat]))
+    @Test(.mockServer(scenario: "chat", scenarios: [chat]), .timeLimit(.minutes(1)))
     func aServerCloseReachesTheTaskWithItsCode() async throws {
-        let task = URLSession.shared.webSocketTask(with: MockServer.current.webSocketURL("/chat"))
+        // The close's code and reason as URLSession promises to report them: to the
+        // session's delegate (`didCloseWith`), not by a failed receive's timing.
+        let watcher = CloseWatcher()
+        let session = URLSession(configuration: .ephemeral, delegate: watcher, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        let task = session.webSocketTask(with: MockServer.current.webSocketURL("/chat"))
         task.resume()
         _ = try await task.receive()
         let socket = try await MockServer.current.sockets.opened(path: "/chat")
         MockServer.current.sockets.close(socket.id, code: 4001, reason: "over")
         await #expect(throws: (any Error).self) { _ = try await task.receive() }
-        #expect(task.closeCode.rawValue == 4001)
+        let closed = await watcher.closed()
+        #expect(closed.code == 4001 && closed.reason == "over", "\(closed)")
+    }
+}
+
+/// The close a WebSocket task's delegate is told of, awaited once.
+final class CloseWatcher: NSObject, URLSessionWebSocketDelegate, @unchecked Sendable {
+    private let state = Locked<(close: (code: Int, reason: String)?, waiter: CheckedContinuation<(code: Int, reason: String), Never>?)>((nil, nil))
+
+    func urlSession(_ session: URLSession, webSocketTask: URLSessionWebSocketTask,
+                    didCloseWith closeCode: URLSessionWebSocketTask.CloseCode, reason: Data?) {
+        let close = (code: closeCode.rawValue, reason: reason.map { String(decoding: $0, as: UTF8.self) } ?? "")
+        let waiter = state.withLock { state in
+            state.close = close
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: close)
+    }
+
+    func closed() async -> (code: Int, reason: String) {
+        await withCheckedContinuation { continuation in
+            let close = state.withLock { state in
+                if state.close == nil { state.waiter = continuation }
+                return state.close
+            }
+            if let close { continuation.resume(returning: close) }
+        }
     }
 }
 #endif

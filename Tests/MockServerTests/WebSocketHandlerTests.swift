@@ -267,6 +267,15 @@ import Testing
         #expect(try bare.frames().last == Wire.Frame(fin: true, opcode: 8, masked: false, payload: []))
     }
 
+    /// A close frame's reason is at most 123 bytes: a longer one is cut at the first
+    /// character that does not fit, never with a later, shorter one spliced on.
+    @Test func aLongCloseReasonIsCutToAPrefix() throws {
+        let reason = String(repeating: "a", count: 122) + "é" + "b"
+        var socket = try Socket(WebSocketScript(onConnect: [.text("a")]), fault: .close(after: 1, code: 1001, reason: reason))
+        _ = try socket.open()
+        #expect(try socket.frames().last?.closeReason == String(repeating: "a", count: 122))
+    }
+
     @Test func dropAndEndEarlyCloseTheConnection() throws {
         var clean = try Socket(WebSocketScript(onConnect: [.text("a"), .text("b")]), fault: .drop(after: 1, clean: true))
         _ = try clean.open()

@@ -233,7 +233,10 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
             payload.writeInteger(code)
             // A control frame carries at most 125 bytes: the reason is cut at a character.
             var kept = ""
-            for character in reason where kept.utf8.count + String(character).utf8.count <= 123 { kept.append(character) }
+            for character in reason {
+                guard kept.utf8.count + String(character).utf8.count <= 123 else { break }
+                kept.append(character)
+            }
             payload.writeString(kept)
             note = Self.note(code: code, reason: kept)
         }

@@ -243,6 +243,15 @@ public final class LiveSockets: Sendable {
                       ready: @escaping @Sendable (inout State) throws -> Taken?,
                       waiter: @escaping @Sendable (CheckedContinuation<Taken, any Error>) -> Waiter) async throws -> Taken {
         let key = UUID()
+        // The timer goes when the wait ends, however it ends: no task sleeps on for a
+        // waiter already served.
+        let timer = Locked<(task: Task<Void, Never>?, ended: Bool)>((nil, false))
+        defer {
+            timer.withLock { timer in
+                timer.ended = true
+                timer.task?.cancel()
+            }
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Taken, any Error>) in
                 let outcome: Result<Taken, any Error>? = state.withLock { state in
@@ -259,10 +268,13 @@ public final class LiveSockets: Sendable {
                     continuation.resume(with: outcome)
                     return
                 }
-                Task { [state] in
-                    try? await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1_000_000_000))
+                let sleeper = Task { [state] in
+                    guard (try? await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1_000_000_000))) != nil else { return }
                     state.withLock { $0.waiters.removeValue(forKey: key) }?.continuation
                         .resume(throwing: LiveSocketError.timedOut("\(what) within \(timeout) s"))
+                }
+                timer.withLock { timer in
+                    if timer.ended { sleeper.cancel() } else { timer.task = sleeper }
                 }
             }
         } onCancel: { [state] in

@@ -56,7 +56,12 @@ enum EventSource {
                 if errorBody.count < 4_096 { errorBody.append(data.prefix(4_096 - errorBody.count)) }
                 return
             }
-            for event in parser.parse(data) { continuation.yield(event) }
+            do {
+                for event in try parser.parse(data) { continuation.yield(event) }
+            } catch {
+                continuation.finish(throwing: ChatError.interrupted("an event longer than \(EventStreamParser.maximumEventBytes) bytes"))
+                dataTask.cancel()
+            }
         }
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

@@ -16,27 +16,34 @@ public enum RoomEvent: Sendable, Equatable {
 }
 
 /// A live room over a WebSocket (`URLSessionWebSocketTask`): messages are JSON objects with
-/// a `type`. URLSession answers the server's pings and its close by itself.
+/// a `type`. URLSession answers the server's pings and its close by itself; the close's code
+/// and reason come from the session's delegate (`urlSession(_:webSocketTask:didCloseWith:reason:)`),
+/// the one place URLSession promises to report a close the server sent.
 ///
 /// Linux's URLSession cannot open WebSockets (its libcurl has no ws/wss); this client is
 /// for Apple platforms, where the example's tests run it.
 public final class RoomConnection: Sendable {
     private let task: URLSessionWebSocketTask
+    private let ending = Ending()
 
-    /// Opens the room's socket at `url` (`ws://…/v1/rooms/NAME`).
-    public init(url: URL, session: URLSession = .shared) {
+    /// Opens the room's socket at `url` (`ws://…/v1/rooms/NAME`), in a session of its own
+    /// made from `configuration`.
+    public init(url: URL, configuration: URLSessionConfiguration = .default) {
+        let session = URLSession(configuration: configuration, delegate: ending, delegateQueue: nil)
         task = session.webSocketTask(with: url)
+        // The session goes once its one task has ended.
+        session.finishTasksAndInvalidate()
         task.resume()
     }
 
     /// The room's events, in order, until the server closes the socket (the last event is
-    /// then ``RoomEvent/closed(code:reason:)``); throws when the connection breaks without
-    /// a close. Iterate it once.
+    /// then ``RoomEvent/closed(code:reason:)``) or the app leaves (no event); throws when
+    /// the connection breaks without a close. Iterate it once.
     public func events() -> AsyncThrowingStream<RoomEvent, any Error> {
         let task = task
-        let closed = ClosedFlag()
+        let ending = ending
         return AsyncThrowingStream {
-            guard !closed.isSet else { return nil }
+            guard !ending.isOver else { return nil }
             do {
                 let message = try await task.receive()
                 let text: String
@@ -47,12 +54,17 @@ public final class RoomConnection: Sendable {
                 }
                 return try Self.event(from: text)
             } catch {
-                // A close the server sent ends the room; anything else is a broken connection.
-                guard task.closeCode != .invalid else { throw error }
-                let reason = task.closeReason.map { String(decoding: $0, as: UTF8.self) } ?? ""
-                closed.set()
-                task.cancel()
-                return .closed(code: task.closeCode.rawValue, reason: reason)
+                // A receive fails when the socket closes; the delegate says how it closed.
+                switch await ending.outcome() {
+                case .left:
+                    return nil
+                case .closed(let code, let reason):
+                    ending.markOver()
+                    return .closed(code: code, reason: reason)
+                case .broken:
+                    ending.markOver()
+                    throw error
+                }
             }
         }
     }
@@ -63,8 +75,9 @@ public final class RoomConnection: Sendable {
         try await task.send(.string(String(decoding: data, as: UTF8.self)))
     }
 
-    /// Leaves the room: a close with 1000, normal closure.
+    /// Leaves the room: a close with 1000, normal closure. The events end without one more.
     public func leave() {
+        ending.leave()
         task.cancel(with: .normalClosure, reason: nil)
     }
 
@@ -83,23 +96,74 @@ public final class RoomConnection: Sendable {
         default: throw ChatError.malformedEvent(type: wire.type, data: text)
         }
     }
-}
 
-/// Set once the room's close was handed over: the events end there.
-private final class ClosedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
+    /// How the socket ended, as the session's delegate learns it: the server's close frame
+    /// (`didCloseWith`), or the task's end without one (`didCompleteWithError`), whichever
+    /// comes first; or the app left.
+    final class Ending: NSObject, URLSessionWebSocketDelegate, @unchecked Sendable {
+        enum Outcome: Sendable {
+            case closed(code: Int, reason: String)
+            case broken
+            case left
+        }
 
-    // `NSLocking.withLock` is macOS 14 and iOS 17: lock and unlock by hand.
-    var isSet: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return value
-    }
+        private let lock = NSLock()
+        private var outcome: Outcome?
+        private var waiters: [CheckedContinuation<Outcome, Never>] = []
+        private var over = false
 
-    func set() {
-        lock.lock()
-        value = true
-        lock.unlock()
+        /// The outcome, once there is one.
+        func outcome() async -> Outcome {
+            await withCheckedContinuation { continuation in
+                lock.lock()
+                guard let outcome else {
+                    waiters.append(continuation)
+                    lock.unlock()
+                    return
+                }
+                lock.unlock()
+                continuation.resume(returning: outcome)
+            }
+        }
+
+        var isOver: Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            return over
+        }
+
+        func markOver() {
+            lock.lock()
+            over = true
+            lock.unlock()
+        }
+
+        func leave() { settle(.left) }
+
+        // Optional on Apple platforms, required by Linux's Foundation: nothing to do.
+        func urlSession(_ session: URLSession, webSocketTask: URLSessionWebSocketTask, didOpenWithProtocol protocol: String?) {}
+
+        func urlSession(_ session: URLSession, webSocketTask: URLSessionWebSocketTask,
+                        didCloseWith closeCode: URLSessionWebSocketTask.CloseCode, reason: Data?) {
+            settle(.closed(code: closeCode.rawValue, reason: reason.map { String(decoding: $0, as: UTF8.self) } ?? ""))
+        }
+
+        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+            settle(.broken)
+        }
+
+        /// The first outcome stays.
+        private func settle(_ settled: Outcome) {
+            lock.lock()
+            guard outcome == nil else {
+                lock.unlock()
+                return
+            }
+            outcome = settled
+            let waiting = waiters
+            waiters = []
+            lock.unlock()
+            for waiter in waiting { waiter.resume(returning: settled) }
+        }
     }
 }

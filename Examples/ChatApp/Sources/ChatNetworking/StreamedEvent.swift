@@ -20,8 +20,23 @@ public struct StreamedEvent: Sendable, Hashable {
 /// Reads a `text/event-stream` body by the WHATWG HTML standard's rules, from chunks of any
 /// size: a line may end with CR, LF or CR LF, and a line, an event or a character may be
 /// split across chunks. An event is dispatched by the empty line after it; one the body
-/// ends before is not (the stream broke in the middle of it).
+/// ends before is not (the stream broke in the middle of it). An event is at most
+/// ``maximumEventBytes`` long, so a server that never ends one cannot grow the client
+/// without bound.
 public struct EventStreamParser: Sendable {
+    /// The longest event read, its lines' bytes together.
+    public static let maximumEventBytes = 1 << 20
+
+    /// An event passed ``maximumEventBytes``.
+    public struct EventTooLarge: Error, Equatable {
+        /// The error.
+        public init() {}
+    }
+
+    /// The bytes of the event being read so far.
+    private var eventBytes = 0
+    /// An event passed the limit (the chunk being read is the most it holds beyond it).
+    private var overflowed = false
     /// The bytes of a line not ended yet.
     private var line: [UInt8] = []
     /// The last byte was a CR: an LF right after it ends no second line.
@@ -39,11 +54,13 @@ public struct EventStreamParser: Sendable {
     /// A parser at the start of a stream.
     public init() {}
 
-    /// The events `chunk` completes, in order.
-    public mutating func parse(_ chunk: Data) -> [StreamedEvent] {
+    /// The events `chunk` completes, in order; throws ``EventTooLarge`` when an event
+    /// passes the limit.
+    public mutating func parse(_ chunk: Data) throws -> [StreamedEvent] {
         var events: [StreamedEvent] = []
         guard atStart else {
             for byte in chunk { consume(byte, into: &events) }
+            if overflowed { throw EventTooLarge() }
             return events
         }
         // A byte order mark may open the stream: wait for three bytes before deciding.
@@ -53,6 +70,7 @@ public struct EventStreamParser: Sendable {
         atStart = false
         for byte in start.dropFirst(start.starts(with: mark) ? mark.count : 0) { consume(byte, into: &events) }
         start = []
+        if overflowed { throw EventTooLarge() }
         return events
     }
 
@@ -70,6 +88,8 @@ public struct EventStreamParser: Sendable {
             if let event = process(text) { events.append(event) }
         default:
             afterCR = false
+            eventBytes += 1
+            if eventBytes > Self.maximumEventBytes { overflowed = true }
             line.append(byte)
         }
     }
@@ -77,6 +97,7 @@ public struct EventStreamParser: Sendable {
     /// Takes one line; returns the event an empty line dispatches.
     private mutating func process(_ text: String) -> StreamedEvent? {
         if text.isEmpty {
+            eventBytes = 0
             defer {
                 data = ""
                 hasData = false
