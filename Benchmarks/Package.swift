@@ -26,6 +26,11 @@ let package = Package(
             .product(name: "NIOTLS", package: "swift-nio"), .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             .product(name: "NIOHPACK", package: "swift-nio-http2"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ], path: "NIOFloor"),
+        // instructions.sh --ws: the floor under the mock's WebSocket echo, from NIO's WebSocket server example.
+        .executableTarget(name: "ws-floor", dependencies: [
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
+        ], path: "WebSocketFloor"),
         // documents.py: the parse floor beside the mock's reading of OpenAPI documents.
         .executableTarget(name: "document-floor", dependencies: [
             .product(name: "OpenAPIDocumentAPI", package: "MockServer"), .product(name: "Scenarios", package: "MockServer"),

@@ -5,13 +5,17 @@
 # rounds on a shared 2-core VM are not (see Benchmarks/README.md, "Instructions per
 # request"). They leave out the kernel (a third to a half of each server's CPU here).
 #
-#   Benchmarks/instructions.sh [--cache] [--h2 | --https | --upload] [MOCK_BINARY [FLOOR_BINARY]]
+#   Benchmarks/instructions.sh [--cache] [--h2 | --https | --upload | --ws] [MOCK_BINARY [FLOOR_BINARY]]
 #
 # Defaults: .build/release/mock-server and Benchmarks/.build/release/nio-floor (`Benchmarks/run.sh`
 # builds both). --h2 measures /menu over TLS and HTTP/2 (h2load -m 10) instead, --https
 # /menu over TLS and HTTP/1.1 (keep-alive, as the benchmark's HTTPS row).
 # --upload measures the mock alone (the floor reads no bodies): three POSTs of 4 MB each
 # (curl, Content-Length), the body read, journaled as a digest and answered with a 400.
+# --ws measures a WebSocket echo round trip instead (Benchmarks/ws_echo.py: 16 sockets, a
+# 32-byte text message sent and its echo read, one at a time): the mock playing
+# Benchmarks/scenarios/bench-echo.json against ws-floor (FLOOR_BINARY's default becomes
+# Benchmarks/.build/release/ws-floor), SwiftNIO's WebSocket server example made to echo.
 # --cache adds callgrind's cache simulation (the machine's L1 instruction and data caches
 # and last level): misses per request beside the instructions, which is where a server
 # spends time its instruction count does not show. The warm-up is then 12,000 requests,
@@ -23,20 +27,22 @@ cd "$(dirname "$0")/.."
 h2=false
 https=false
 upload=false
+ws=false
 cache=false
 while [ $# -gt 0 ]; do
   case $1 in
     --h2) h2=true ;;
     --https) https=true ;;
     --upload) upload=true ;;
+    --ws) ws=true ;;
     --cache) cache=true ;;
-    --*) echo "instructions.sh: unknown option $1 (--cache, --h2, --https, --upload)" >&2; exit 2 ;;
+    --*) echo "instructions.sh: unknown option $1 (--cache, --h2, --https, --upload, --ws)" >&2; exit 2 ;;
     *) break ;;
   esac
   shift
 done
 mock=${1:-.build/release/mock-server}
-floor=${2:-Benchmarks/.build/release/nio-floor}
+if $ws; then floor=${2:-Benchmarks/.build/release/ws-floor}; else floor=${2:-Benchmarks/.build/release/nio-floor}; fi
 for binary in "$mock" "$floor"; do
   [ -x "$binary" ] || { echo "instructions.sh: $binary not found (build it with Benchmarks/run.sh or swift build -c release)" >&2; exit 2; }
 done
@@ -104,6 +110,27 @@ if $upload; then
   done
   total upload
   echo "mock Ir per 4 MB POST: $((instructions / 3))"
+  exit 0
+fi
+
+if $ws; then
+  # ws_echo.py zeroes the counters itself, between its warm-up and its counted round trips
+  # (WS_WARMUP and WS_COUNTED, for a quick check of the script itself).
+  ws_warmup=${WS_WARMUP:-2000}
+  ws_counted=${WS_COUNTED:-10000}
+  printf '%-6s %14s %14s %8s\n' route "mock Ir/echo" "floor Ir/echo" ratio
+  ws_count() {
+    local name=$1 ready=$2; shift 2
+    start "$name" "$ready" "$@"
+    local answered
+    answered=$(python3 Benchmarks/ws_echo.py "$port" /echo 16 "$ws_warmup" "$ws_counted" "$pid")
+    total "$name"
+    [ "$answered" = "$ws_counted" ] || { echo "instructions.sh: $name echoed $answered of $ws_counted" >&2; exit 1; }
+    echo $((instructions / ws_counted))
+  }
+  mock=$(ws_count mock-echo /__admin/health "$work/mock-server" --port 0 --log-level info --scenario Benchmarks/scenarios/bench-echo.json)
+  floor=$(ws_count floor-echo / "$work/nio-floor")
+  printf '%-6s %14s %14s %7.2fx\n' echo "$mock" "$floor" "$(echo "$mock / $floor" | bc -l)"
   exit 0
 fi
 

@@ -25,6 +25,8 @@ fi
 swift build -c release --static-swift-stdlib --product mock-server
 swift build -c release --static-swift-stdlib --package-path Benchmarks --product contract-timing
 swift build -c release --static-swift-stdlib --package-path Benchmarks --product nio-floor
+# The WebSocket echo's floor, for instructions.sh --ws.
+swift build -c release --static-swift-stdlib --package-path Benchmarks --product ws-floor
 # The binary users get from `swift build -c release` (the Swift runtime and Foundation
 # linked dynamically), measured beside the static one (#24). A folder of its own: built
 # in .build, switching between the two rebuilt every module (7.5 minutes here). Not for

@@ -38,6 +38,11 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], path: "Sources/fuzz-websocket"),
+        .executableTarget(name: "fuzz-sse", dependencies: [
+            .product(name: "MockServer", package: "MockServer"), .product(name: "Scenarios", package: "MockServer"), "FuzzSupport",
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ], path: "Sources/fuzz-sse"),
     ],
     swiftLanguageModes: [.v6]
 )

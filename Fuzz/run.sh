@@ -2,7 +2,8 @@
 # Fuzzes the parsers with libFuzzer: the JSON parser (differential against Foundation),
 # multipart, scenario files, the request path (bytes → clock → NIO decoder → handler →
 # engine), the forward proxy's port (CONNECT and absolute-form requests, tunnels,
-# pass-through off) and a WebSocket's frames (frame decoder → RFC 6455 rules → script).
+# pass-through off), a WebSocket's frames (frame decoder → RFC 6455 rules → script) and
+# the event stream writer's inputs (scenario stubs → engine → writer, on a virtual clock).
 # Each target runs for SECONDS (default 20), starting from Fuzz/corpus/NAME.
 # A crash or a differential finding stops that target, keeps the input as
 # Fuzz/findings/crash-*, and the script exits 1.
@@ -12,7 +13,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-20}
 report=""
 if [ "${2:-}" = "--report" ]; then report=${3:?--report needs a file}; fi
-targets=(json multipart scenario request proxy websocket)
+targets=(json multipart scenario request proxy websocket sse)
 scratch=.build-fuzz
 # The fuzzers are a package of their own (Fuzz/Package.swift), depending on this one by path.
 # A failed build stops the run: before, its errors were printed and the binaries of an

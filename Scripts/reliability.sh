@@ -31,7 +31,14 @@ admin API and engine, every shipped scenario reachable), `fuzz-proxy` (the same 
 forward proxy's port, pass-through off: `CONNECT` and absolute-form targets, what a tunnel
 carries after its head; every refusal a 400, 403 or 407 with a JSON reason that closes the
 connection, no unmapped host ever tunnelled or answered, no channel outliving its
-connection, and every parsed target the same after a round trip through its authority). Seeds are in `Fuzz/corpus`; an
+connection, and every parsed target the same after a round trip through its authority),
+`fuzz-websocket` (a WebSocket's frames after its upgrade: NIO's frame decoder, RFC 6455's
+rules and a script, every server frame whole and unmasked) and `fuzz-sse` (scenario
+stubs with an `eventStream`, from fuzzed JSON or from fuzzed strings in every field, played
+through the writer on an `EmbeddedChannel` whose clock the target advances, with the client
+not reading for a while: whole chunks, no CR anywhere, every line a comment or a known
+field, the last event dispatched by its empty line, nothing written while the channel is
+not writable). Seeds are in `Fuzz/corpus`; an
 ordinary `swift build` makes each target a corpus replayer, so every input that ever
 crashed stays a check.
 
@@ -69,7 +76,11 @@ scenario clients (every shipped scenario, faults included), never-reading pipeli
 slowloris heads, mid-body and mid-delay hang-ups, and forward proxy clients (TLS through
 `CONNECT` tunnels and absolute-form requests to the APIs' real hosts; malformed and
 unmapped targets, silent tunnels, garbage and truncated ClientHellos in tunnels, half a
-`CONNECT` line), all at once. "Entries lost" compares the requests the clients sent with
+`CONNECT` line), WebSocket clients (conversations to their close; unmasked, invalid UTF-8,
+oversized and badly fragmented frames, never-reading and half-open sockets) and
+Server-Sent Events clients (streams read to their end, tickers read and closed, resumes by
+`Last-Event-ID`; never-reading, half-open, hang-ups, garbage and huge `Last-Event-ID`s),
+all at once. "Entries lost" compares the requests the clients sent with
 the journal's total.
 
 MID
@@ -96,17 +107,10 @@ AddressSanitizer when the server exits on SIGTERM; a leak report fails the clean
 SANITIZERS
 sanitizer_status=0
 for sanitizer in thread address; do
-  scratch=.build-tsan
-  [ "$sanitizer" = address ] && scratch=.build-asan
-  if ! swift build --product mock-server --sanitize="$sanitizer" --scratch-path "$scratch" >"$tmp.build" 2>&1; then
-    grep -E "error" "$tmp.build" | head -20
-    echo "reliability.sh: mock-server did not build with -sanitize=$sanitizer" >&2
-    exit 2
-  fi
-  rm -f "$tmp.build"
-  bin=$(swift build --product mock-server --sanitize="$sanitizer" --scratch-path "$scratch" --show-bin-path)
-  python3 Scripts/soak.py "$bin/mock-server" --seconds "$sanitizer_seconds" --sanitized "$sanitizer" --report "$tmp" \
-    || sanitizer_status=$?
+  code=0
+  bash Scripts/sanitizer-soak.sh "$sanitizer" "$sanitizer_seconds" --report "$tmp" || code=$?
+  [ $code -eq 2 ] && exit 2   # the build failed
+  [ $code -eq 0 ] || sanitizer_status=$code
 done
 mv "$tmp" "$out"
 echo "wrote $out (fuzz exit $fuzz_status, soak exit $soak_status, sanitizer soaks exit $sanitizer_status)"

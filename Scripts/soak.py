@@ -22,12 +22,24 @@ Bounded and self-stopping: every client runs until the deadline, all traffic goe
   - WebSocket clients (a scenario of the soak's own, in a temporary --fixtures folder):
     normal ones holding a conversation to its close handshake; hostile ones sending an
     unmasked frame (1002), invalid UTF-8 (1007), a frame announcing 1 TB (1009), a new
-    message inside a fragmented one (1002), pings never read, and a half-open connection.
+    message inside a fragmented one (1002), a fragmented ping (1002), fragments each under
+    the message limit and together over it (1009; the server runs with --max-body-size
+    64 KB), a character split between fragments and not continued (1007), pings never read,
+    and a half-open connection;
+  - Server-Sent Events clients (a scenario of the soak's own too): normal ones reading a
+    finite stream to its end (every event in order, then the connection serving on), an
+    endless ticker read for a while and closed, and a reconnect with Last-Event-ID resumed
+    after it; hostile ones never reading an endless stream of 8 KB events, half-open (the
+    request, then the write side shut), hanging up mid-stream by a close or a reset, and
+    a Last-Event-ID of garbage, of 20 KB (the stream from its start) or of 40 KB (431).
+    HTTP/1.1 only, as the rest of the soak on the server's port.
 Checks at the end (exit 1 if any fails): the server did not crash; the journal's total
 equals the requests sent (each complete request, each CONNECT, and each slowloris head
 that got its 408); every normal request, direct or proxied, was served; every hostile
 proxy client got the answer it should; every WebSocket conversation was held, every hostile
-WebSocket closed with its code, and none is open at the end; connections open went back to a few; RSS reached
+WebSocket closed with its code, and none is open at the end; every SSE stream was read as
+sent, every hostile SSE client answered as it should, and every event stream the journal
+holds has ended; connections open went back to a few; RSS reached
 a plateau (the last third's peak within 10 % of the middle third's) and stayed under
 64 MB; the server's stderr holds no sanitizer report.
 
@@ -491,7 +503,15 @@ WS_HOSTILE = {
     "oversized": (lambda: ws_frame(0x2, b"", length=1 << 40), 1009),
     "fragmented": (lambda: b"".join(ws_frame(0x1 if index == 0 else 0x0, b"x" * 100, fin=False) for index in range(200))
                    + ws_frame(0x1, b"a new message inside the fragmented one"), 1002),
+    # A control frame may not be fragmented (RFC 6455, 5.5).
+    "fragmented-ping": (lambda: ws_frame(0x9, b"ping", fin=False), 1002),
+    # Fragments each under the limit, together over it (the soak's --max-body-size).
+    "fragmented-oversized": (lambda: ws_frame(0x1, b"x" * (WS_LIMIT // 2 + 1), fin=False)
+                             + ws_frame(0x0, b"x" * (WS_LIMIT // 2 + 1), fin=False), 1009),
+    # A character split between two fragments, then bytes that cannot continue it.
+    "fragmented-invalid-utf8": (lambda: ws_frame(0x1, b"caf\xc3", fin=False) + ws_frame(0x0, b"\x28 bad"), 1007),
 }
+WS_LIMIT = 64 * 1024   # the soak server's --max-body-size: a WebSocket message's limit too
 
 
 def ws_hostile(port, deadline, counts, seed):
@@ -535,6 +555,232 @@ def ws_hostile(port, deadline, counts, seed):
                 print(f"websocket hostile {kind}: {error!r}", file=sys.stderr)
 
 
+# Server-Sent Events: a scenario of the soak's own beside the WebSocket one. /sse/feed is a
+# finite stream (its events text on two lines, JSON, and a comment), /sse/ticker an endless
+# one with numbered events, /sse/flood an endless one of 8 KB events for clients that never
+# read. Delays are before the server's --time-scale (0.2).
+SSE_FEED_EVENTS = 20
+SSE_SCENARIO = {
+    "version": 1, "name": "soak-events", "description": "Server-Sent Events for the soak",
+    "rules": [
+        {"name": "feed", "request": {"method": "GET", "path": "/sse/feed"},
+         "response": {"eventStream": {"autoIds": True, "events": [
+             {"data": "line one\nline two", "event": "text", "delay": 50},
+             {"json": {"n": 1, "text": "héllo"}, "event": "json", "delay": 50},
+             {"comment": "keep-alive", "delay": 50},
+             {"data": "last of the round", "retry": 1000, "delay": 50}],
+             "repeat": SSE_FEED_EVENTS // 4}}},
+        {"name": "ticker", "request": {"method": "GET", "path": "/sse/ticker"},
+         "response": {"eventStream": {"autoIds": True, "repeat": "forever",
+                                      "events": [{"data": "tick", "event": "tick", "delay": 100}]}}},
+        {"name": "flood", "request": {"method": "GET", "path": "/sse/flood"},
+         "response": {"eventStream": {"repeat": "forever", "events": [{"data": "x" * 8192, "delay": 5}]}}},
+    ],
+}
+
+
+def sse_open(port, path, extra=b""):
+    sock = socket.create_connection(("127.0.0.1", port), timeout=15)
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: soak\r\nAccept: text/event-stream\r\nX-Mock-Scenario: soak-events\r\n".encode()
+                 + extra + b"\r\n")
+    return sock
+
+
+class SSEReader:
+    """Reads a chunked text/event-stream answer from a socket: the head, then whole events
+    (the fields of each, as a client's parser keeps them: data lines joined with LF)."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.raw = b""       # bytes read, not yet de-chunked
+        self.body = b""      # de-chunked bytes not yet split into events
+        self.ended = False   # the last chunk came
+        self.head = None
+
+    def _fill(self):
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise EOFError("the server closed the connection")
+        self.raw += chunk
+
+    def read_head(self):
+        while b"\r\n\r\n" not in self.raw:
+            self._fill()
+        self.head, _, self.raw = self.raw.partition(b"\r\n\r\n")
+        return self.head
+
+    def _dechunk(self):
+        while not self.ended:
+            line, crlf, rest = self.raw.partition(b"\r\n")
+            if not crlf:
+                return
+            size = int(line, 16)
+            if len(rest) < size + 2:
+                return
+            if rest[size:size + 2] != b"\r\n":
+                raise ValueError("a chunk not followed by CR LF")
+            self.body += rest[:size]
+            self.raw = rest[size + 2:]
+            if size == 0:
+                self.ended = True
+
+    def next_event(self):
+        """The next event's fields (a dict; `data` joined), or None once the stream ended."""
+        while True:
+            self._dechunk()
+            block, blank, rest = self.body.partition(b"\n\n")
+            if blank:
+                self.body = rest
+                fields = {}
+                for line in block.split(b"\n"):
+                    if line.startswith(b":"):
+                        fields.setdefault("comment", line[1:].strip().decode())
+                        continue
+                    name, _, value = line.decode().partition(": ")
+                    fields[name] = fields[name] + "\n" + value if name == "data" and name in fields else value
+                return fields
+            if self.ended:
+                if self.body:
+                    raise ValueError(f"the stream ended inside an event: {self.body[:60]!r}")
+                return None
+            self._fill()
+
+
+def sse_client(port, deadline, counts, seed):
+    """Well-behaved SSE clients, in turn: the finite feed read to its end (every event, in
+    order, the stream's end, and the connection serving on); the ticker read for a while,
+    then closed; a reconnect with the Last-Event-ID it last saw, resumed after it."""
+    rng = random.Random(seed)
+    last_id = None
+    while time.time() < deadline:
+        kind = rng.choice(["feed", "ticker", "resume"] if last_id else ["feed", "ticker"])
+        counts.add("sent")
+        counts.add("sse_normal")
+        try:
+            if kind == "feed":
+                with sse_open(port, "/sse/feed") as sock:
+                    reader = SSEReader(sock)
+                    head = reader.read_head()
+                    ok = head.startswith(b"HTTP/1.1 200") and b"text/event-stream" in head.lower()
+                    events = []
+                    while ok:
+                        event = reader.next_event()
+                        if event is None:
+                            break
+                        events.append(event)
+                    ids = [event.get("id") for event in events]
+                    ok = ok and ids == [str(n) for n in range(1, SSE_FEED_EVENTS + 1)]
+                    ok = ok and events[0].get("data") == "line one\nline two" and json.loads(events[1]["data"]) == {"n": 1, "text": "héllo"}
+                    # The connection serves on after the stream's end.
+                    counts.add("sent")
+                    sock.sendall(b"GET /menu HTTP/1.1\r\nHost: soak\r\nConnection: close\r\n\r\n")
+                    while ok and b"\r\n\r\n" not in reader.raw:
+                        reader._fill()
+                    ok = ok and reader.raw.startswith(b"HTTP/1.1 200")
+            else:
+                with sse_open(port, "/sse/ticker", f"Last-Event-ID: {last_id}\r\n".encode() if kind == "resume" else b"") as sock:
+                    reader = SSEReader(sock)
+                    ok = reader.read_head().startswith(b"HTTP/1.1 200")
+                    first = reader.next_event() if ok else None
+                    ok = ok and first is not None and first.get("data") == "tick"
+                    if ok and kind == "resume":
+                        ok = first.get("id") == str(int(last_id) + 1)
+                    for _ in range(rng.randint(3, 20)):
+                        if not ok:
+                            break
+                        event = reader.next_event()
+                        ok = event is not None and event.get("data") == "tick"
+                        if ok:
+                            last_id = event.get("id")
+            counts.add("sse_normal_served" if ok else "sse_normal_failed")
+            counts.add("sse_normal_" + kind)
+            if not ok:
+                print(f"sse client {kind}: the stream went otherwise", file=sys.stderr)
+        except Exception as error:
+            counts.add("sse_normal_failed")
+            print(f"sse client {kind}: {error!r}", file=sys.stderr)
+
+
+def sse_hostile(port, deadline, counts, seed):
+    """Hostile SSE clients: one that never reads an endless stream of 8 KB events (the
+    server holds a bounded amount for it); half-open (the request, then the write side shut:
+    the server ends the stream and closes); a hang-up mid-stream, by a close or a reset; a
+    Last-Event-ID of garbage or of 20 KB (the stream starts from its first event), and one
+    of 40 KB (over the head limit: 431 with a JSON reason)."""
+    rng = random.Random(seed)
+    kinds = ["never-reading", "half-open", "hang-up", "reset", "garbage-id", "huge-id", "oversized-id"]
+    while time.time() < deadline:
+        kind = rng.choice(kinds)
+        counts.add("sent")
+        counts.add("sse_hostile_" + kind)
+        try:
+            if kind == "never-reading":
+                with sse_open(port, "/sse/flood") as sock:
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                    end = min(deadline, time.time() + 5)
+                    while time.time() < end:
+                        time.sleep(0.2)
+                continue
+            if kind == "half-open":
+                with sse_open(port, "/sse/ticker") as sock:
+                    sock.shutdown(socket.SHUT_WR)
+                    sock.settimeout(HEAD_TIMEOUT + 8)
+                    while sock.recv(65536):
+                        pass   # whatever the server wrote before it saw the half-close, then its close
+                continue
+            if kind in ("hang-up", "reset"):
+                sock = sse_open(port, "/sse/ticker")
+                reader = SSEReader(sock)
+                reader.read_head()
+                for _ in range(rng.randint(1, 5)):
+                    reader.next_event()
+                if kind == "reset":
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, (1).to_bytes(4, "little") + (0).to_bytes(4, "little"))
+                sock.close()
+                continue
+            if kind == "garbage-id":
+                value = "".join(rng.choice("abc123!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~ ") for _ in range(rng.randint(1, 200))).strip() or "x"
+            else:
+                value = "9" * (20 * 1024 if kind == "huge-id" else 40 * 1024)
+            with sse_open(port, "/sse/feed", f"Last-Event-ID: {value}\r\n".encode()) as sock:
+                reader = SSEReader(sock)
+                head = reader.read_head()
+                if kind == "oversized-id":
+                    status, body = read_response_after(reader)
+                    ok = head.startswith(b"HTTP/1.1 431") and has_reason(body)
+                else:
+                    first = reader.next_event() if head.startswith(b"HTTP/1.1 200") else None
+                    ok = first is not None and first.get("id") == "1"
+            if not ok:
+                counts.add("sse_hostile_unexpected")
+                print(f"sse hostile {kind}: answered otherwise ({head[:40]!r})", file=sys.stderr)
+        except (OSError, EOFError, ValueError) as error:
+            counts.add("sse_hostile_unexpected")
+            print(f"sse hostile {kind}: {error!r}", file=sys.stderr)
+
+
+def read_response_after(reader):
+    """(head, body) of an answer with a Content-Length whose head `reader` has read."""
+    length = 0
+    for line in reader.head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value)
+    while len(reader.raw) < length:
+        reader._fill()
+    return reader.head, reader.raw[:length]
+
+
+def admin_streams(port):
+    """The journal's event stream entries (the soak's paths): (entries, entries not ended)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
+    connection.request("GET", "/__admin/requests?path=/sse/*&limit=10000")
+    listed = json.loads(connection.getresponse().read())["requests"]
+    connection.close()
+    streams = [entry for entry in listed if "stream" in entry]
+    return len(streams), [entry for entry in streams if "ended" not in entry["stream"]]
+
+
 def soak_fixtures():
     """A --fixtures folder: the built-in sets (linked) and the soak's WebSocket scenario."""
     folder = tempfile.mkdtemp(prefix="soak-fixtures-")
@@ -544,6 +790,8 @@ def soak_fixtures():
     os.mkdir(os.path.join(folder, "scenarios"))
     with open(os.path.join(folder, "scenarios", "soak-sockets.json"), "w") as file:
         json.dump(WS_SCENARIO, file)
+    with open(os.path.join(folder, "scenarios", "soak-events.json"), "w") as file:
+        json.dump(SSE_SCENARIO, file)
     return folder
 
 
@@ -576,7 +824,7 @@ def main():
     ca_dir = tempfile.mkdtemp(prefix="soak-ca-")
     fixtures = soak_fixtures()
     server = subprocess.Popen([args.binary, "--port", "0", "--log-level", "error", "--head-timeout", str(int(HEAD_TIMEOUT)),
-                               "--idle-timeout", "30", "--time-scale", "0.2", "--seed", "7",
+                               "--idle-timeout", "30", "--time-scale", "0.2", "--seed", "7", "--max-body-size", str(WS_LIMIT),
                                "--proxy-port", "0", "--ca-dir", ca_dir, "--fixtures", fixtures],
                               stdout=subprocess.PIPE, stderr=stderr_file, text=True)
     line = server.stdout.readline().strip()
@@ -608,7 +856,9 @@ def main():
                   threading.Thread(target=proxy_hostile, args=(proxy_port, deadline, counts, 200)),
                   threading.Thread(target=proxy_silent, args=(proxy_port, deadline, counts, close_delays))]
                + [threading.Thread(target=ws_client, args=(port, deadline, counts)) for _ in range(2)]
-               + [threading.Thread(target=ws_hostile, args=(port, deadline, counts, 300 + seed)) for seed in range(2)])
+               + [threading.Thread(target=ws_hostile, args=(port, deadline, counts, 300 + seed)) for seed in range(2)]
+               + [threading.Thread(target=sse_client, args=(port, deadline, counts, 400 + seed)) for seed in range(3)]
+               + [threading.Thread(target=sse_hostile, args=(port, deadline, counts, 500 + seed)) for seed in range(3)])
     for worker in workers:
         worker.daemon = True
         worker.start()
@@ -627,6 +877,7 @@ def main():
     total = None
     open_connections = None
     open_sockets = None
+    sse_entries, sse_open_entries = None, None
     if not crashed:
         # Every WebSocket closed: the clients are done, so the list empties (a never-reading
         # client's socket closes when its connection does).
@@ -634,6 +885,14 @@ def main():
             open_sockets = int(admin_sockets(port)["open"])
             counts.add("sent")   # the admin call is journaled too
             if open_sockets == 0:
+                break
+            time.sleep(0.5)
+        # Every event stream ended: each journal entry of one has its ending (a client's
+        # close included), read before the admin calls below add to the total.
+        for _ in range(20):
+            sse_entries, sse_open_entries = admin_streams(port)
+            counts.add("sent")
+            if not sse_open_entries:
                 break
             time.sleep(0.5)
         info = admin_info(port)
@@ -676,6 +935,10 @@ def main():
                                               and counts.get("ws_normal_served") == counts.get("ws_normal")),
         "every hostile WebSocket client closed with its code": counts.get("ws_hostile_unexpected") == 0,
         "no WebSocket open at the end": open_sockets == 0,
+        "every SSE stream read as sent": (counts.get("sse_normal") > 0 and counts.get("sse_normal_failed") == 0
+                                          and counts.get("sse_normal_served") == counts.get("sse_normal")),
+        "every hostile SSE client answered as it should": counts.get("sse_hostile_unexpected") == 0,
+        "no event stream open at the end (each journaled stream ended)": sse_open_entries == [],
         "no sanitizer report on the server's stderr": not sanitizer_lines,
     }
     rss_checks = {
@@ -715,7 +978,19 @@ def main():
         f"{counts.get('ws_hostile_fragmented')} |",
         f"| hostile WebSockets: never-reading / half-open / answered otherwise | {counts.get('ws_hostile_never-reading')} / "
         f"{counts.get('ws_hostile_half-open')} / {counts.get('ws_hostile_unexpected')} |",
+        f"| hostile WebSockets: fragmented ping (1002) / fragments over the limit (1009) / UTF-8 split across fragments (1007) | "
+        f"{counts.get('ws_hostile_fragmented-ping')} / {counts.get('ws_hostile_fragmented-oversized')} / "
+        f"{counts.get('ws_hostile_fragmented-invalid-utf8')} |",
         f"| WebSockets open at the end | {open_sockets} |",
+        f"| SSE streams: read to the end / ticker read then closed / resumed by Last-Event-ID / read as sent | "
+        f"{counts.get('sse_normal_feed')} / {counts.get('sse_normal_ticker')} / {counts.get('sse_normal_resume')} / "
+        f"{counts.get('sse_normal_served')} of {counts.get('sse_normal')} |",
+        f"| hostile SSE: never-reading / half-open / hang-up / reset | {counts.get('sse_hostile_never-reading')} / "
+        f"{counts.get('sse_hostile_half-open')} / {counts.get('sse_hostile_hang-up')} / {counts.get('sse_hostile_reset')} |",
+        f"| hostile SSE: Last-Event-ID garbage / 20 KB / 40 KB (431) / answered otherwise | {counts.get('sse_hostile_garbage-id')} / "
+        f"{counts.get('sse_hostile_huge-id')} / {counts.get('sse_hostile_oversized-id')} / {counts.get('sse_hostile_unexpected')} |",
+        f"| event streams journaled / not ended at the end | {sse_entries} / "
+        f"{'n/a' if sse_open_entries is None else len(sse_open_entries)} |",
         f"| connections open at the end | {open_connections} |",
         f"| RSS peak / middle third / last third (MB) | {peak / 1024:.1f} / {middle / 1024:.1f} / {last / 1024:.1f} |",
         f"| sanitizer reports on stderr | {len(sanitizer_lines)} |",

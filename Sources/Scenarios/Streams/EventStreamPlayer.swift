@@ -15,7 +15,8 @@ import Foundation
 /// `malformed` sends that event broken (half its data, then two bytes that are not
 /// UTF-8: a client dispatches something that is not what was sent); a slow drip
 /// adds its interval to every delay, and a burst writes the events (of a stream without
-/// end, the rest of its first round) in one write at once, the rest at their pace. A close
+/// end, the rest of its first round) at once, in one write up to ``burstLimit`` bytes (more
+/// in several, all at the same time), the rest at their pace. A close
 /// code is a WebSocket's: an event stream ends cleanly for it. A stream without end whose
 /// round has no delay plays one round: it would otherwise write without end at once.
 public struct EventStreamPlayer: Sendable {
@@ -63,6 +64,12 @@ public struct EventStreamPlayer: Sendable {
     private var delaySpent = false
     private var malformNext = false
     private var finished = false
+    /// Where a burst ends (the stream's end, or its round's for a stream without end).
+    private var burstEnd: Int?
+
+    /// The most bytes a burst's write holds before the next write takes the rest (one event
+    /// larger than this is one write of its own).
+    public static let burstLimit = 256 * 1024
 
     /// - Parameters:
     ///   - stream: the events, as a plan carries them (templates filled).
@@ -121,16 +128,19 @@ public struct EventStreamPlayer: Sendable {
     public mutating func next() -> Step? {
         guard !finished else { return nil }
         if case .burst? = fault, !faultDone, hasNext {
-            // Everything at once: the rest of the stream, or of this round of one without end.
-            faultDone = true
+            // Everything at once: the rest of the stream, or of this round of one without end,
+            // in writes of at most `burstLimit` bytes (each at the same time), so that a
+            // stream repeated a million times is not made whole in memory first.
             let count = stream.events.count
-            let end = total ?? (index / count + 1) * count
+            let end = burstEnd ?? total ?? (index / count + 1) * count
+            burstEnd = end
             var bytes = Data()
-            while index < end {
+            while index < end, bytes.count < Self.burstLimit {
                 bytes.append(stream.events[index % count].encoded(id: id(at: index)))
                 index += 1
                 written += 1
             }
+            if index >= end { faultDone = true }
             return .write(bytes, at: time)
         }
         let due = hasNext && !delaySpent ? time + delay(index) : time

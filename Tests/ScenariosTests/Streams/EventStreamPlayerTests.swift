@@ -196,6 +196,26 @@ import Testing
         #expect(steps[1] == .end(at: 0))
     }
 
+    /// A stream a scenario file may give (a million rounds) is not made whole in memory:
+    /// its burst comes in writes of at most `burstLimit` bytes (and an event), all at once.
+    @Test func aHugeBurstComesInBoundedWritesAtOnce() {
+        let stream = EventStream([.text(String(repeating: "x", count: 100))], repetition: .times(1_000_000))
+        var player = EventStreamPlayer(stream: stream, fault: .burst)
+        let event = stream.events[0].encoded.count
+        var events = 0
+        for _ in 0..<3 {
+            guard case .write(let bytes, let at)? = player.next() else {
+                Issue.record("a burst's write expected")
+                return
+            }
+            #expect(at == 0)
+            #expect(bytes.count <= EventStreamPlayer.burstLimit + event)
+            #expect(bytes.count % event == 0)
+            events += bytes.count / event
+        }
+        #expect(events > 3 * (EventStreamPlayer.burstLimit / event) - 3)
+    }
+
     @Test func aTickersBurstIsItsFirstRoundThenItsPace() {
         let stream = EventStream([.text("a", delay: 1), .text("b", delay: 1)], repetition: .forever)
         let steps = Self.steps(EventStreamPlayer(stream: stream, fault: .burst), limit: 3)
