@@ -292,16 +292,24 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// Closes the TCP connection once the frames written are out (the server closes first,
-    /// RFC 6455 §7.1.1). The stream ended properly when a close frame went out.
+    /// RFC 6455 §7.1.1), and at the latest ``closeGrace`` later: a write the socket never
+    /// takes does not keep the connection open. The stream ended properly when a close
+    /// frame went out.
     private func closeConnection() {
         guard !ended, let context else { return }
         connectionGone(closeSent ? .finished : .closedWithoutEnd)
+        let channel = context.channel
         guard let lastWrite else {
-            context.close(promise: nil)
+            channel.close(promise: nil)
             return
         }
-        lastWrite.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        lastWrite.assumeIsolated().whenComplete { _ in channel.close(promise: nil) }
+        context.eventLoop.scheduleTask(in: Self.closeGrace) { channel.close(promise: nil) }
     }
+
+    /// The longest the connection waits, after the server decided to close it, for the
+    /// frames written before to go out.
+    static let closeGrace = TimeAmount.seconds(2)
 
     /// The exchange ends `how` (once); timers stop and the socket leaves the list.
     private func connectionGone(_ how: StreamTranscript.Ending) {
