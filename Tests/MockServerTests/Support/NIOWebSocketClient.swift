@@ -85,6 +85,25 @@ struct NIOWebSocketClient {
         try await mailbox.next(timeout: timeout, on: channel.eventLoop)
     }
 
+    /// Returns once the connection is closed (the channel's close future, which a peer's
+    /// FIN completes); throws when it is still open after `timeout` seconds, decided on the
+    /// channel's loop.
+    func closed(timeout: TimeInterval = 20) async throws {
+        let loop = channel.eventLoop
+        let promise = loop.makePromise(of: Void.self)
+        let done = Locked(false)
+        let first: @Sendable () -> Bool = { done.withLock { done in defer { done = true }; return !done } }
+        channel.closeFuture.whenComplete { _ in if first() { promise.succeed() } }
+        let timer = loop.scheduleTask(in: .nanoseconds(Int64(timeout * 1e9))) {
+            if first() { promise.fail(Failure("the connection was still open \(timeout) s later")) }
+        }
+        defer { timer.cancel() }
+        try await promise.futureResult.get()
+    }
+
+    /// Frames received and not yet taken by ``next(timeout:)``.
+    var framesWaiting: Int { mailbox.framesWaiting }
+
     /// The next text message, skipping nothing: a frame of another kind fails.
     func nextText() async throws -> String {
         guard let frame = try await next() else { throw Failure("the connection closed before a text frame") }
@@ -195,6 +214,10 @@ struct NIOWebSocketClient {
                 return waiting.continuation
             }
             if let resume { Self.resume(resume, with: arrival) }
+        }
+
+        var framesWaiting: Int {
+            state.withLock { state in state.arrivals.filter { if case .frame = $0 { return true } else { return false } }.count }
         }
 
         func next(timeout: TimeInterval, on loop: any EventLoop) async throws -> WebSocketFrame? {
