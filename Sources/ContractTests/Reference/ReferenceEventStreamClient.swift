@@ -118,7 +118,13 @@ final class EventStreamConnection: NSObject, URLSessionDataDelegate, Sendable {
                     state.task = task
                     return !state.cancelled
                 }
-                if start { task.resume() } else { finish(.cancelled) }
+                if start {
+                    task.resume()
+                } else {
+                    // Cancelled before it started: the task ends too, so the session lets go.
+                    task.cancel()
+                    finish(.cancelled)
+                }
             }
         } onCancel: {
             let task = state.withLock { state -> URLSessionDataTask? in

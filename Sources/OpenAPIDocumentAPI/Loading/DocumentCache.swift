@@ -9,7 +9,9 @@ import Scenarios
 /// from (all of a split document's), and is read again when any of them changed. A
 /// document that could not be read is kept too (the same problems, until its files
 /// change). At most `capacity` documents are kept; the one used least recently goes first.
-/// Reads are one at a time, so tests starting together read a document once, not once each.
+/// Reads of one document are one at a time, so tests starting together read it once, not
+/// once each; reads of different documents do not wait for each other (a caller waiting
+/// holds its thread, and a test run's task pool has one thread per core).
 public final class DocumentCache: Sendable {
     /// The cache of `OpenAPIDocumentAPI(contentsOf:)` and `.mockServer(api:)`.
     public static let shared = DocumentCache(capacity: 8)
@@ -37,8 +39,10 @@ public final class DocumentCache: Sendable {
     }
 
     private let entries = Locked<[Entry]>([])
-    /// Held while a document is read, so one read serves every caller waiting for it.
-    private let reading = NSLock()
+    /// Held while a document is read, so one read serves every caller waiting for it: a
+    /// lock per stripe of paths (a bounded set), so a long read of one document (a split one
+    /// of thousands of files) holds up only the callers of documents in its stripe.
+    private let reading = (0..<16).map { _ in NSLock() }
     private let reads = Locked(0)
 
     /// A cache of at most `capacity` documents (at least one).
@@ -57,8 +61,9 @@ public final class DocumentCache: Sendable {
     public func document(at url: URL) -> Result<OpenAPIDocument, FixtureError> {
         let path = url.standardizedFileURL.path
         if let hit = current(path) { return hit }
-        reading.lock()
-        defer { reading.unlock() }
+        let lock = reading[Int(UInt(bitPattern: path.hashValue) % UInt(reading.count))]
+        lock.lock()
+        defer { lock.unlock() }
         if let hit = current(path) { return hit }   // read by the caller that held the lock
         let result: Result<OpenAPIDocument, FixtureError>
         var stamps: [(path: String, stamp: Stamp)]
