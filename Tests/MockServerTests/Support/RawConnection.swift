@@ -32,13 +32,13 @@ final class RawConnection: @unchecked Sendable {
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard result == 0 else {
-            _ = close(fd)
-            throw POSIXError(.ECONNREFUSED)
-        }
+        // No close here: a class whose init throws after its properties are set is
+        // deinitialized, and `deinit` closes the descriptor. Closing it twice would close
+        // whatever the number was given to next in between (another test's socket).
+        guard result == 0 else { throw POSIXError(.ECONNREFUSED) }
     }
 
-    deinit { _ = close(fd) }
+    deinit { if fd >= 0 { _ = close(fd) } }
 
     func send(_ text: String) { send(Data(text.utf8)) }
 
