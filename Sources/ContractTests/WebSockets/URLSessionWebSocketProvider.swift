@@ -60,7 +60,8 @@ public struct URLSessionWebSocketProvider: WebSocketProvider {
         /// (a failed receive may come before the delegate's call); then the task's own.
         var closeCode: UInt16? {
             get async {
-                let raw = await closes.code(of: task.taskIdentifier, within: timeout) ?? task.closeCode.rawValue
+                let reported = await closes.code(of: task.taskIdentifier, within: timeout) ?? 0
+                let raw = reported > 0 ? reported : task.closeCode.rawValue
                 // 0: still open; 1005: a close without a code (RFC 6455 §7.1.5).
                 return raw <= 0 || raw == 1005 || raw > Int(UInt16.max) ? nil : UInt16(raw)
             }
@@ -101,10 +102,11 @@ public struct URLSessionWebSocketProvider: WebSocketProvider {
             settle(task.taskIdentifier, (task as? URLSessionWebSocketTask)?.closeCode.rawValue ?? 0)
         }
 
-        /// Records the first code of task `id` and wakes its waiters.
+        /// Records the first code of task `id` and wakes its waiters; a code reported after
+        /// the task ended with none (0: `didCompleteWithError` may come first) takes its place.
         private func settle(_ id: Int, _ code: Int) {
             let (settled, waiting) = state.withLock { state -> (Int, [CheckedContinuation<Int?, Never>]) in
-                if state.codes[id] == nil { state.codes[id] = code }
+                if (state.codes[id] ?? 0) == 0 { state.codes[id] = code }
                 return (state.codes[id] ?? code, state.waiters.removeValue(forKey: id) ?? [])
             }
             for waiter in waiting { waiter.resume(returning: settled) }
@@ -113,19 +115,25 @@ public struct URLSessionWebSocketProvider: WebSocketProvider {
         /// Task `id`'s close code once reported, or nil after `seconds`.
         func code(of id: Int, within seconds: TimeInterval) async -> Int? {
             if let known = state.withLock({ $0.codes[id] }) { return known }
-            let timer = Task { [state] in
-                try? await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
-                let waiting = state.withLock { $0.waiters.removeValue(forKey: id) ?? [] }
-                for waiter in waiting { waiter.resume(returning: nil) }
-            }
-            defer { timer.cancel() }
+            // The timer starts once the waiter is registered, so it always finds it.
+            let timer = Locked<Task<Void, Never>?>(nil)
+            defer { timer.withLock { $0?.cancel() } }
             return await withCheckedContinuation { (continuation: CheckedContinuation<Int?, Never>) in
                 let known = state.withLock { state -> Int? in
                     if let code = state.codes[id] { return code }
                     state.waiters[id, default: []].append(continuation)
                     return nil
                 }
-                if let known { continuation.resume(returning: known) }
+                if let known {
+                    continuation.resume(returning: known)
+                    return
+                }
+                let sleeper = Task { [state] in
+                    guard (try? await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))) != nil else { return }
+                    let waiting = state.withLock { $0.waiters.removeValue(forKey: id) ?? [] }
+                    for waiter in waiting { waiter.resume(returning: nil) }
+                }
+                timer.withLock { $0 = sleeper }
             }
         }
     }
