@@ -57,7 +57,8 @@ CONTEXT_IMPORTS = [
     (r"@Test\b|@Suite\b|#expect\b|#require\b", ["Testing"]),
 ]
 # Apple-only code: compiled where its framework exists (the macOS CI job), skipped on Linux.
-APPLE_ONLY = [(r"\bSec(?:Trust|Certificate|Key|Policy)\w*", "Security")]
+APPLE_ONLY = [(r"\bSec(?:Trust|Certificate|Key|Policy)\w*", "Security"),
+              (r"\bURLSessionWebSocketProvider\b", "Darwin")]  # ContractTests declares it where Darwin is
 DECLARATION_HEADS = {"func", "class", "struct", "enum", "actor", "protocol", "typealias", "let", "var", "extension"}
 
 

@@ -176,3 +176,28 @@ public struct ChatClient: Sendable {
         .finished
     }
 }
+
+/// The reader's WebSocket client of a live feed ("WebSocket clients"): it opens a socket
+/// for a request.
+public struct LiveFeedClient: Sendable {
+    public init() {}
+
+    /// A socket for `request` (a stand-in: it connects nowhere).
+    public func open(_ request: URLRequest) async throws -> LiveFeedSocket { LiveFeedSocket() }
+}
+
+/// One open socket of ``LiveFeedClient``: an actor, as a client holding a socket's state is.
+public actor LiveFeedSocket {
+    /// The close code the socket ended with, once it ended.
+    public private(set) var closeCode: UInt16?
+
+    public init() {}
+
+    public func send(text: String) async throws {}
+    public func send(data: Data) async throws {}
+
+    /// The next message (a stand-in: the socket is closed).
+    public func next() async throws -> WebSocketContract.Message { throw CancellationError() }
+
+    public func close(code: UInt16, reason: String) async { closeCode = code }
+}
