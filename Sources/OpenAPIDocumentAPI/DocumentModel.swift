@@ -154,7 +154,7 @@ public struct DocumentOperation: Sendable {
         let body = operation["requestBody"].map(validator.resolved)
         requestSchema = (body?["content"]?.objectValue ?? [:]).first { DocumentResponse.isJSON($0.key) }?.value["schema"]
         asksForStreams = requestSchema.flatMap { Schemas.properties($0, validator: validator)["stream"] }
-            .map { validator.problems(.bool(true), against: $0).isEmpty } ?? false
+            .map { validator.conforms(.bool(true), to: $0) } ?? false
         let pointer = JSONPointer.pointer(["paths", path, method.lowercased()])
         if let callbacks = operation["callbacks"]?.objectValue, !callbacks.isEmpty {
             notes.append(DocumentNote(.notServed, file: file, pointer: pointer + "/callbacks",
@@ -174,8 +174,7 @@ public struct DocumentOperation: Sendable {
             for (index, content) in made.contents.enumerated() {
                 for (exampleName, value) in content.examples {
                     guard let schema = content.schema, content.isJSON else { continue }
-                    let problems = validator.problems(value, against: schema)
-                    if let first = problems.first {
+                    if let first = validator.firstProblem(value, against: schema) {
                         made.contents[index].brokenExamples.insert(exampleName)
                         notes.append(DocumentNote(.notServed, file: file, pointer: responsePointer + "/content/" + JSONPointer.escape(content.type),
                                                   "\(method) \(path) \(code) \(content.type): the example \"\(exampleName)\" breaks its schema (\(first)); a value made from the schema is answered instead (Prefer: example=\(Prefer.word(exampleName)) answers it as written)",

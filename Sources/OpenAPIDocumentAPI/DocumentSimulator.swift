@@ -180,10 +180,10 @@ public struct DocumentSimulator: ServedAPI {
         guard case .object(var members) = documented else { return fallback }
         let properties = ResourceCollection.flattenedProperties(schema, validator: validator)
         for name in ["message", "reason", "detail", "error", "error_description", "title", "description"] {
-            guard let property = properties[name], validator.problems(.string(reason), against: property).isEmpty else { continue }
+            guard let property = properties[name], validator.conforms(.string(reason), to: property) else { continue }
             members[name] = .string(reason)
         }
         let result = JSONValue.object(members)
-        return validator.problems(result, against: schema).isEmpty ? result : documented
+        return validator.conforms(result, to: schema) ? result : documented
     }
 }

@@ -285,7 +285,7 @@ struct DocumentNormalizer {
                 let own = (schema["examples"]?.arrayValue ?? []) + [schema["default"]].compactMap { $0 }
                 let checker = SchemaValidator(document: [:])
                 if let broken = own.first(where: { value in
-                    value.stringValue != nil && !checker.problems(value, against: ["format": .string(checked)]).isEmpty
+                    value.stringValue != nil && !checker.conforms(value, to: ["format": .string(checked)])
                 }) {
                     schema["format"] = nil
                     note(.repaired, at: path + ["format"], "format \(checked) is used loosely (its own example \(broken) is not one); not checked",
