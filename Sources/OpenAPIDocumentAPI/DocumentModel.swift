@@ -37,6 +37,36 @@ public final class OpenAPIDocument: Sendable {
     /// Collections and their items, as the paths say (`/pets`, `/pets/{id}`).
     let collections: [ResourceCollection]
 
+    /// One operation's place among the routes: its index in `operations`, the base path it
+    /// is served under, and its request pattern there.
+    struct RouteEntry: Sendable {
+        let operation: Int
+        let base: String
+        let pattern: RequestPattern
+    }
+
+    /// Every operation under each base path, concrete paths before templated ones, as
+    /// OpenAPI reads them: made on first use and shared by every engine serving the
+    /// document (a test target's servers each make their routes from it).
+    var routeOrder: [RouteEntry] {
+        routeOrderCache.withLock { cached in
+            if let cached { return cached }
+            var entries: [(literals: Int, entry: RouteEntry)] = []
+            for base in basePaths {
+                for (index, operation) in operations.enumerated() {
+                    let pattern = operation.requestPattern(under: base)
+                    let literals = (pattern.path?.description ?? "").split(separator: "/").filter { !$0.hasPrefix("{") && $0 != "*" }.count
+                    entries.append((literals, RouteEntry(operation: index, base: base, pattern: pattern)))
+                }
+            }
+            let made = entries.enumerated().sorted { ($0.element.literals, -$0.offset) > ($1.element.literals, -$1.offset) }.map(\.element.entry)
+            cached = made
+            return made
+        }
+    }
+
+    private let routeOrderCache = Locked<[RouteEntry]?>(nil)
+
     /// A document of `json` (OpenAPI 3.1) as if read from `file`, with nothing repaired.
     convenience init(file: String, json: JSONValue) {
         self.init(file: file, json: json, notes: [], declaredVersion: json["openapi"]?.stringValue ?? "3.1.0", fileCount: 1, byteCount: 0)
