@@ -398,10 +398,3 @@ struct DocumentNormalizer {
         return .object(members)
     }
 }
-
-/// Whether a `pattern` compiles as the validator reads it (NSRegularExpression).
-enum PatternCheck {
-    static func compiles(_ pattern: String) -> Bool {
-        (try? NSRegularExpression(pattern: pattern)) != nil
-    }
-}

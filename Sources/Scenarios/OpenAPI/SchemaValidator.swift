@@ -230,7 +230,7 @@ public struct SchemaValidator: Sendable {
         return reference.dropFirst(2).split(separator: "/").reduce(Optional(document)) { node, key in
             guard let node else { return nil }
             // JSON pointer escapes (RFC 6901): `~1` is `/`, `~0` is `~`.
-            let name = key.contains("~") ? key.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~") : String(key)
+            let name = key.utf8.contains(UInt8(ascii: "~")) ? key.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~") : String(key)
             if case .array(let items) = node, let index = Int(name), items.indices.contains(index) { return items[index] }
             return node[name]
         }
