@@ -31,10 +31,10 @@ public enum StringMatcher: Sendable, Hashable {
         case .contains(let part): return value.contains(part)
         case .hasPrefix(let prefix): return value.hasPrefix(prefix)
         case .matches(let pattern):
-            guard let regex = RegexCache.shared.regex(pattern) else { return false }
-            let range = NSRange(value.startIndex..., in: value)
-            guard let match = regex.firstMatch(in: value, range: range) else { return false }
-            return match.range == range
+            // The whole value must match, by any of the pattern's alternatives (`a|ab` matches
+            // "ab"): the pattern is anchored at both ends rather than its first match compared.
+            guard let regex = RegexCache.shared.regex(#"\A(?:"# + pattern + #")\z"#) else { return false }
+            return regex.firstMatch(in: value, range: NSRange(value.startIndex..., in: value)) != nil
         case .present, .absent: return true
         }
     }
