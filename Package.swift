@@ -10,6 +10,11 @@ let package = Package(
     // ordinary watchOS apps may not open (README › Platforms).
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16)],
     products: [
+        // The engine alone (requests, matching, plans, scenarios, the journal); no API in it.
+        .library(name: "MockCore", targets: ["MockCore"]),
+        // The built-in Restaurant and Open Market APIs: fixtures, simulators, documents.
+        .library(name: "BuiltInMockAPIs", targets: ["BuiltInMockAPIs"]),
+        // Kept for existing imports: re-exports MockCore and BuiltInMockAPIs.
         .library(name: "Scenarios", targets: ["Scenarios"]),
         .library(name: "MockServer", targets: ["MockServer"]),
         // HTTPS, HTTP/2 and the local CA: BoringSSL, X509 and Crypto come with this one only.
@@ -61,14 +66,23 @@ let package = Package(
             exclude: ["README.md"],
             resources: [.copy("restaurant"), .copy("openmarket"), .copy("scenarios")]
         ),
-        // The engine: pure, deterministic, no sockets, no dependencies. (Multipart is
-        // parsed by our own MultipartForm since MultipartKit 4.7 crashed on a fuzzed body.)
-        .target(name: "Scenarios"),
+        // The engine core: pure, deterministic, no sockets, no dependencies, and no API of its
+        // own: it serves the `MockAPI`s its configuration lists. (Multipart is parsed by our
+        // own MultipartForm since MultipartKit 4.7 crashed on a fuzzed body.)
+        .target(name: "MockCore"),
+        // The built-in APIs, Restaurant and Open Market: their fixtures readers, simulators,
+        // variants and OpenAPI documents, `BuiltInAPIs.all`, and the engine defaults that
+        // serve them. No NIO.
+        .target(name: "BuiltInMockAPIs", dependencies: ["MockCore"]),
+        // Kept for existing imports: `Scenarios` held the engine and the built-in APIs before
+        // they were cut into MockCore and BuiltInMockAPIs, and re-exports both. (Swift has no
+        // attribute that deprecates a module; the README and the MockCore docs say so.)
+        .target(name: "Scenarios", dependencies: ["MockCore", "BuiltInMockAPIs"]),
         // The SwiftNIO transport that executes response plans: plain HTTP/1.1, no TLS stack.
         .target(
             name: "MockServer",
             dependencies: [
-                "Scenarios",
+                "MockCore",
                 "MockFixtures",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -85,7 +99,7 @@ let package = Package(
             name: "MockServerTLS",
             dependencies: [
                 "MockServer",
-                "Scenarios",
+                "MockCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -102,17 +116,17 @@ let package = Package(
         // The contract-test harness users run in their own test targets.
         .target(
             name: "ContractTests",
-            dependencies: ["MockServer", "Scenarios", "MockFixtures", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["MockServer", "MockCore", "BuiltInMockAPIs", "MockFixtures", .product(name: "Logging", package: "swift-log")]
         ),
         // Test-framework glue lives in adapters of its own, never in the core.
-        .target(name: "ContractTestsTesting", dependencies: ["ContractTests", .product(name: "Logging", package: "swift-log")]),
-        .target(name: "ContractTestsXCTest", dependencies: ["ContractTests", "MockServerClient", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "ContractTestsTesting", dependencies: ["ContractTests", "MockCore", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "ContractTestsXCTest", dependencies: ["ContractTests", "MockCore", "MockServerClient", .product(name: "Logging", package: "swift-log")]),
         .target(name: "MockServerClient"),
         // A generated OpenAPI client's transport, answered in process (no sockets).
         .target(
             name: "MockServerOpenAPI",
             dependencies: [
-                "MockServer", "Scenarios",
+                "MockServer", "MockCore",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
@@ -122,7 +136,7 @@ let package = Package(
         .target(
             name: "OpenAPIDocumentAPI",
             dependencies: [
-                "Scenarios",
+                "MockCore",
                 .product(name: "OpenAPIKit", package: "OpenAPIKit"),
                 .product(name: "OpenAPIKit30", package: "OpenAPIKit"),
                 .product(name: "OpenAPIKitCompat", package: "OpenAPIKit"),
@@ -130,18 +144,18 @@ let package = Package(
             ]
         ),
         // `.mockServer(api: URL)` for Swift Testing: the trait of ContractTestsTesting with a document's API.
-        .target(name: "OpenAPIDocumentAPITesting", dependencies: ["OpenAPIDocumentAPI", "ContractTestsTesting", "ContractTests", "Scenarios"]),
+        .target(name: "OpenAPIDocumentAPITesting", dependencies: ["OpenAPIDocumentAPI", "ContractTestsTesting", "ContractTests", "MockCore"]),
         // `OpenAPIContract`: the harness's checks for a client of a document's API. No test
         // framework: Swift Testing and XCTest targets both run its suites.
-        .target(name: "OpenAPIDocumentContract", dependencies: ["OpenAPIDocumentAPI", "ContractTests", "Scenarios"]),
+        .target(name: "OpenAPIDocumentContract", dependencies: ["OpenAPIDocumentAPI", "ContractTests", "MockCore"]),
         // Recording through a proxy: URLSession (FoundationNetworking on Linux, which
         // loads libcurl), so it is kept out of the serving binary.
-        .target(name: "MockRecording", dependencies: ["MockServer", "Scenarios", "MockFixtures", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "MockRecording", dependencies: ["MockServer", "MockCore", "BuiltInMockAPIs", "MockFixtures", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "MockServerCLI",
             dependencies: [
                 "MockServer",
-                "Scenarios",
+                "MockCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -149,6 +163,8 @@ let package = Package(
         .executableTarget(
             name: "mock-server",
             dependencies: [
+                "MockCore",
+                "BuiltInMockAPIs",
                 "MockServer",
                 "MockServerTLS",
                 "MockServerCLI",
@@ -162,6 +178,8 @@ let package = Package(
         .executableTarget(
             name: "mock-server-record",
             dependencies: [
+                "MockCore",
+                "BuiltInMockAPIs",
                 "MockRecording",
                 "MockFixtures",
                 "MockServerCLI",
@@ -171,11 +189,11 @@ let package = Package(
         ),
         // Test-only support shared by the test targets (they run in one process).
         .target(name: "TestSupport", dependencies: ["MockServer", "MockServerTLS", "ContractTests"], path: "Tests/TestSupport"),
-        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "MockFixtures"]),
+        .testTarget(name: "ScenariosTests", dependencies: ["MockCore", "BuiltInMockAPIs", "MockFixtures"]),
         .testTarget(
             name: "MockServerTests",
             dependencies: [
-                "MockServer", "MockServerTLS", "MockRecording", "Scenarios", "MockFixtures", "TestSupport",
+                "MockServer", "MockServerTLS", "MockRecording", "MockCore", "BuiltInMockAPIs", "MockFixtures", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -188,7 +206,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ContractTestsTests",
-            dependencies: ["ContractTests", "ContractTestsTesting", "ContractTestsXCTest", "MockServer", "MockServerTLS", "MockServerClient", "MockFixtures", "TestSupport",
+            dependencies: ["ContractTests", "ContractTestsTesting", "ContractTestsXCTest", "MockCore", "BuiltInMockAPIs", "MockServer", "MockServerTLS", "MockServerClient", "MockFixtures", "TestSupport",
                            // The WebSocket checks' test clients (Linux's URLSession has no WebSockets).
                            .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOPosix", package: "swift-nio"),
@@ -200,7 +218,7 @@ let package = Package(
         .testTarget(
             name: "MockServerOpenAPITests",
             dependencies: [
-                "MockServerOpenAPI", "MockServer", "Scenarios", "MockFixtures", "TestSupport",
+                "MockServerOpenAPI", "MockServer", "MockCore", "BuiltInMockAPIs", "MockFixtures", "TestSupport",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
@@ -208,7 +226,7 @@ let package = Package(
         .testTarget(
             name: "OpenAPIDocumentAPITests",
             dependencies: ["OpenAPIDocumentAPI", "OpenAPIDocumentAPITesting", "OpenAPIDocumentContract", "ContractTestsTesting", "ContractTests",
-                           "Scenarios", "MockFixtures", "TestSupport"],
+                           "MockCore", "BuiltInMockAPIs", "MockFixtures", "TestSupport"],
             resources: [.copy("Documents")]
         ),
         // Runs the built `mock-server` binary as a user would (exit codes, signals, --help).

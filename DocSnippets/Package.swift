@@ -20,6 +20,8 @@ let snippetDependencies: [Target.Dependency] = [
     .product(name: "MockServerTLS", package: "MockServer"),
     .product(name: "MockFixtures", package: "MockServer"),
     .product(name: "Scenarios", package: "MockServer"),
+    .product(name: "MockCore", package: "MockServer"),
+    .product(name: "BuiltInMockAPIs", package: "MockServer"),
     .product(name: "MockServerOpenAPI", package: "MockServer"),
     .product(name: "OpenAPIDocumentAPI", package: "MockServer"),
     .product(name: "OpenAPIDocumentAPITesting", package: "MockServer"),

@@ -1,10 +1,11 @@
 import ArgumentParser
+import BuiltInMockAPIs
 import Foundation
 import Logging
+import MockCore
 import MockFixtures
 import MockServer
 import MockServerCLI
-import Scenarios
 
 struct MockServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,8 +1,9 @@
 import ArgumentParser
+import BuiltInMockAPIs
 import Foundation
+import MockCore
 import MockServerCLI
 import OpenAPIDocumentAPI
-import Scenarios
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 @testable import ContractTests
 import Foundation
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import TestSupport
 import Testing
 #if canImport(FoundationNetworking)

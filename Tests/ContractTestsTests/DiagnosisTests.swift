@@ -1,6 +1,7 @@
 @testable import ContractTests
 import Foundation
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import Testing
 
 /// How failures explain themselves: pure functions over an error and a body (#13).

@@ -1,6 +1,7 @@
 @testable import ContractTests
 import MockFixtures
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import Testing
 
 /// `.secureSockets` with no HTTPS to serve with (`SuiteConfiguration.tls` nil): the

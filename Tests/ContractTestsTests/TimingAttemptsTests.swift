@@ -2,7 +2,8 @@
 import ContractTestsXCTest
 import Foundation
 import Logging
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import TestSupport
 import Testing
 #if canImport(FoundationNetworking)

@@ -2,7 +2,8 @@
 import Foundation
 import MockFixtures
 import MockServerTLS
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import Testing
 import TestSupport
 #if canImport(FoundationNetworking)

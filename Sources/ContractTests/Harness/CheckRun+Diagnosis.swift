@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// Turning a provider's error into what broke: the server's own answer (status and
 /// reason), and for a decoding error the value the server sent where the decoder stopped.

@@ -1,6 +1,6 @@
 import Foundation
+import MockCore
 import MockServer
-import Scenarios
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

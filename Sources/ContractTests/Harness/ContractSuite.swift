@@ -1,8 +1,9 @@
+import BuiltInMockAPIs
 import Foundation
 import Logging
+import MockCore
 import MockFixtures
 import MockServer
-import Scenarios
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

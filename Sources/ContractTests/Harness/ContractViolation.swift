@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// Why a check failed: what was expected, what the provider did, and what the server saw.
 public struct ContractViolation: Error, Sendable, CustomStringConvertible {

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// What the server must see, answered from its journal — like `XCTestExpectation`, but
 /// about requests: counts, order and content, with a timeout.

@@ -1,6 +1,6 @@
 import Foundation
+import MockCore
 import MockServer
-import Scenarios
 
 extension TestMockServer {
     /// Answers requests to `hosts` from this server's engine, in process, until the

@@ -1,6 +1,6 @@
 import Foundation
+import MockCore
 import MockServer
-import Scenarios
 
 extension TestMockServer {
     /// The WebSockets the code under test holds open on this server: push messages into

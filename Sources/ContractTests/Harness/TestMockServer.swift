@@ -1,8 +1,9 @@
+import BuiltInMockAPIs
 import Foundation
 import Logging
+import MockCore
 import MockFixtures
 import MockServer
-import Scenarios
 
 /// One test's own mock server: port 0 on loopback, its engine, journal and expectations.
 /// The Swift Testing trait (`.mockServer(...)` in ContractTestsTesting) and the XCTest base

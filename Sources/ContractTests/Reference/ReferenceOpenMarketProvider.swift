@@ -1,5 +1,6 @@
+import BuiltInMockAPIs
 import Foundation
-import Scenarios
+import MockCore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

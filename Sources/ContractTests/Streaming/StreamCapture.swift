@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// What a provider handed over during one stream call, as it came: the events before
 /// the call returned, any after, and waiters for a count of events.

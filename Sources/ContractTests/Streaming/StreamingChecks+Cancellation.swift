@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 extension StreamingChecks {
     /// Cancelling the call once two events came stops the client reading: the call returns

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 extension StreamingChecks {
     /// A connection reset in the middle of the stream (after two of four events and a

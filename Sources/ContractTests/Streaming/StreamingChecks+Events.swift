@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 extension StreamingChecks {
     /// Every event is handed over, once and in order, with its type, data and last event

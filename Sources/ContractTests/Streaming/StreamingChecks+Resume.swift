@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 extension StreamingChecks {
     /// A client that claims to resume (`resumes`) reconnects once the stream is reset after

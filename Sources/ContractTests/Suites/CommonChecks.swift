@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// Check builders shared by the Restaurant and Open Market suites.
 public enum CommonChecks {

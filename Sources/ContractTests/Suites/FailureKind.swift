@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// The ways a call can fail that a provider must surface as a thrown error.
 public enum FailureKind: String, Sendable, CaseIterable {

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// The image-cache checks: one request per URL, failures not cached, concurrent loads
 /// coalesced, revalidation with `If-None-Match`/304, bounded size.

@@ -1,5 +1,6 @@
+import BuiltInMockAPIs
 import Foundation
-import Scenarios
+import MockCore
 
 /// The shipped contract for Open Market providers.
 public enum OpenMarketContract {

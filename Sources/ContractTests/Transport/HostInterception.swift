@@ -1,6 +1,6 @@
 import Foundation
+import MockCore
 import MockServer
-import Scenarios
 
 /// Requests to some hosts, answered in process by one test's engine until `end()`
 /// (`TestMockServer.intercept(_:)`). While it lasts no other test intercepts these host

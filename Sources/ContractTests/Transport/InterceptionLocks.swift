@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// One lock per intercepted host name, process-wide: tests that intercept the same host
 /// run one at a time, in the order they asked, while tests that intercept other hosts (or

@@ -1,6 +1,6 @@
 #if canImport(Darwin)
 import Foundation
-import Scenarios
+import MockCore
 
 /// The WebSocket checks' provider for `URLSessionWebSocketTask`, Apple platforms' own
 /// WebSocket client, in a session built as a provider's is (``ProviderContext``: its

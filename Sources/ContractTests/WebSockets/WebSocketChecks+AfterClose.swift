@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 extension WebSocketChecks {
     /// No data frame from the client follows a close frame, each on a server of its own:

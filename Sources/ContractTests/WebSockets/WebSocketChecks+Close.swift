@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 extension WebSocketChecks {
     /// The server closes right after a greeting, once with 1001 (going away) and once with

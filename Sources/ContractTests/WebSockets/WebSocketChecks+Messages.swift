@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 extension WebSocketChecks {
     /// Messages go through whole and in order, both ways: the server sends text, binary

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 extension WebSocketChecks {
     /// The server pings between two messages (`one`, a ping of `heartbeat 1`, `two`) and

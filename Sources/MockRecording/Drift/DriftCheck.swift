@@ -1,6 +1,7 @@
+import BuiltInMockAPIs
 import Foundation
+import MockCore
 import MockFixtures
-import Scenarios
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

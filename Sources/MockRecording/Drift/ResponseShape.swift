@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// The structure of a JSON body with its values left out: what drift compares. Keys,
 /// types, nullability, number shapes (`1` vs `1.0`, which a JSON value loses, so they are

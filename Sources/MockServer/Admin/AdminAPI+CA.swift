@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// The local CA for devices: `GET /__admin/ca.pem` and `GET /__admin/ca.mobileconfig`.
 /// Served on both schemes (a device fetches it over plain HTTP before it trusts HTTPS);

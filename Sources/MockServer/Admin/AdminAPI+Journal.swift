@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 extension AdminAPI {
     static func journalRoutes(_ engine: MockEngine) -> [Route] {

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 extension AdminAPI {
     /// `GET /__admin/overview[?session=NAME]`: what the dashboard shows at a glance — the

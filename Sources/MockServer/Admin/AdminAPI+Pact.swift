@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// Pact files out: `GET /__admin/pact` writes the journal's interactions as a Pact,
 /// and `POST /__admin/pact/state` sets up the provider states such a Pact names, so this

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// What the admin API knows of the server's forward proxy: its port once bound (0 until
 /// then, and without a proxy).

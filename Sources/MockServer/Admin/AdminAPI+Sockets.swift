@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 extension AdminAPI {
     /// The live WebSockets (`LiveSockets`), so a person can drive an app by hand:

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 extension AdminAPI {
     static func verifyRoutes(_ engine: MockEngine) -> [Route] {

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// The admin API under `/__admin` (JSON in and out): the control plane a server puts ahead
 /// of its engine in its `Pipeline`. Built once per server, so it answers alike over sockets

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// The dashboard at `/__admin/ui`: one self-contained page (no CDN, works offline) over
 /// the admin API — a latency/status timeline of recent requests (an SVG plot), the routes

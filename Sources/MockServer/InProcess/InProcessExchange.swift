@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// The rules every in-process transport shares (the `URLProtocol` of the contract harness,
 /// the swift-openapi-runtime transport): how the engine is asked, what the client sees of

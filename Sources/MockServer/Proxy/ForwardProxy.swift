@@ -1,6 +1,6 @@
 import Foundation
+import MockCore
 import NIOCore
-import Scenarios
 
 /// A forward proxy beside the server: a port of its own that takes what a client configured
 /// with an HTTP proxy sends (absolute-form requests, `CONNECT` tunnels), so an app keeps its

@@ -1,6 +1,6 @@
 import Foundation
+import MockCore
 import NIOCore
-import Scenarios
 
 /// HTTPS for a `MockHTTPServer`: the layer a listener puts before HTTP on each connection
 /// it accepts. The core server speaks plain HTTP/1.1 and names no TLS type, so a target

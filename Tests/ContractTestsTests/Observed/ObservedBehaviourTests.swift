@@ -3,7 +3,8 @@ import Foundation
 import MockFixtures
 import MockServer
 import MockServerTLS
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import Testing
 import TestSupport
 import XCTest

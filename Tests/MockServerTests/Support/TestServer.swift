@@ -3,7 +3,8 @@ import MockFixtures
 @testable import MockServer
 import MockServerTLS
 import NIOCore
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
