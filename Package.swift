@@ -19,7 +19,12 @@ let package = Package(
         .library(name: "MockServer", targets: ["MockServer"]),
         // HTTPS, HTTP/2 and the local CA: BoringSSL, X509 and Crypto come with this one only.
         .library(name: "MockServerTLS", targets: ["MockServerTLS"]),
+        // The harness and the built-in APIs' suites: re-exports ContractHarness and BuiltInContracts.
         .library(name: "ContractTests", targets: ["ContractTests"]),
+        // The generic contract-test harness alone: runner, reports, checks, the trait's servers.
+        .library(name: "ContractHarness", targets: ["ContractHarness"]),
+        // The Restaurant and Open Market suites, their provider protocols and reference providers.
+        .library(name: "BuiltInContracts", targets: ["BuiltInContracts"]),
         .library(name: "ContractTestsTesting", targets: ["ContractTestsTesting"]),
         .library(name: "ContractTestsXCTest", targets: ["ContractTestsXCTest"]),
         // The app side of UI tests: reads the mock's base URL and session from the launch environment.
@@ -113,11 +118,23 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
-        // The contract-test harness users run in their own test targets.
+        // The contract-test harness users run in their own test targets: suites, checks,
+        // reports, the per-test servers and the in-process transport, and the generic
+        // suites (streams, WebSockets). Its defaults serve the built-in APIs' registry
+        // (`BuiltInAPIs.all`); it names no built-in API's type.
         .target(
-            name: "ContractTests",
+            name: "ContractHarness",
             dependencies: ["MockServer", "MockCore", "BuiltInMockAPIs", "MockFixtures", .product(name: "Logging", package: "swift-log")]
         ),
+        // The built-in APIs' contract suites beside the harness: Restaurant and Open Market
+        // checks, providers and reference providers.
+        .target(
+            name: "BuiltInContracts",
+            dependencies: ["ContractHarness", "MockServer", "MockCore", "BuiltInMockAPIs", "MockFixtures", .product(name: "Logging", package: "swift-log")]
+        ),
+        // Kept for existing imports: `ContractTests` held the harness and the built-in suites
+        // before they were cut into ContractHarness and BuiltInContracts, and re-exports both.
+        .target(name: "ContractTests", dependencies: ["ContractHarness", "BuiltInContracts"]),
         // Test-framework glue lives in adapters of its own, never in the core.
         .target(name: "ContractTestsTesting", dependencies: ["ContractTests", "MockCore", .product(name: "Logging", package: "swift-log")]),
         .target(name: "ContractTestsXCTest", dependencies: ["ContractTests", "MockCore", "MockServerClient", .product(name: "Logging", package: "swift-log")]),
@@ -147,10 +164,14 @@ let package = Package(
         .target(name: "OpenAPIDocumentAPITesting", dependencies: ["OpenAPIDocumentAPI", "ContractTestsTesting", "ContractTests", "MockCore"]),
         // `OpenAPIContract`: the harness's checks for a client of a document's API. No test
         // framework: Swift Testing and XCTest targets both run its suites.
-        .target(name: "OpenAPIDocumentContract", dependencies: ["OpenAPIDocumentAPI", "ContractTests", "MockCore"]),
+        .target(name: "OpenAPIDocumentContract", dependencies: ["OpenAPIDocumentAPI", "ContractHarness", "MockCore"]),
         // Recording through a proxy: URLSession (FoundationNetworking on Linux, which
         // loads libcurl), so it is kept out of the serving binary.
-        .target(name: "MockRecording", dependencies: ["MockServer", "MockCore", "BuiltInMockAPIs", "MockFixtures", .product(name: "Logging", package: "swift-log")]),
+        // Re-exports BuiltInDrift, where the drift probes moved.
+        .target(name: "MockRecording", dependencies: ["MockServer", "MockCore", "BuiltInDrift", .product(name: "Logging", package: "swift-log")]),
+        // `mock-server drift`'s probes: the built-in APIs' simulators against their real
+        // servers, compared by shape (URLSession; no NIO).
+        .target(name: "BuiltInDrift", dependencies: ["MockCore", "BuiltInMockAPIs", "MockFixtures"]),
         .target(
             name: "MockServerCLI",
             dependencies: [
@@ -181,6 +202,7 @@ let package = Package(
                 "MockCore",
                 "BuiltInMockAPIs",
                 "MockRecording",
+                "BuiltInDrift",
                 "MockFixtures",
                 "MockServerCLI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -206,7 +228,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ContractTestsTests",
-            dependencies: ["ContractTests", "ContractTestsTesting", "ContractTestsXCTest", "MockCore", "BuiltInMockAPIs", "MockServer", "MockServerTLS", "MockServerClient", "MockFixtures", "TestSupport",
+            dependencies: ["ContractTests", "ContractHarness", "BuiltInContracts", "ContractTestsTesting", "ContractTestsXCTest", "MockCore", "BuiltInMockAPIs", "MockServer", "MockServerTLS", "MockServerClient", "MockFixtures", "TestSupport",
                            // The WebSocket checks' test clients (Linux's URLSession has no WebSockets).
                            .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOPosix", package: "swift-nio"),

@@ -22,6 +22,8 @@ let snippetDependencies: [Target.Dependency] = [
     .product(name: "Scenarios", package: "MockServer"),
     .product(name: "MockCore", package: "MockServer"),
     .product(name: "BuiltInMockAPIs", package: "MockServer"),
+    .product(name: "ContractHarness", package: "MockServer"),
+    .product(name: "BuiltInContracts", package: "MockServer"),
     .product(name: "MockServerOpenAPI", package: "MockServer"),
     .product(name: "OpenAPIDocumentAPI", package: "MockServer"),
     .product(name: "OpenAPIDocumentAPITesting", package: "MockServer"),

@@ -1,4 +1,4 @@
-import ContractTests
+import ContractHarness
 import Foundation
 import MockCore
 import OpenAPIDocumentAPI

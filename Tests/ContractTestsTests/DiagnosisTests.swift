@@ -1,4 +1,5 @@
-@testable import ContractTests
+@testable import BuiltInContracts
+@testable import ContractHarness
 import Foundation
 import BuiltInMockAPIs
 import MockCore

@@ -1,4 +1,4 @@
-@testable import ContractTests
+@testable import ContractHarness
 import ContractTestsTesting
 import Foundation
 import MockCore

@@ -1,4 +1,5 @@
-@testable import ContractTests
+@testable import BuiltInContracts
+@testable import ContractHarness
 import MockFixtures
 import BuiltInMockAPIs
 import MockCore

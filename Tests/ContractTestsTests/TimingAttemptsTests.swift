@@ -1,4 +1,5 @@
-@testable import ContractTests
+@testable import BuiltInContracts
+@testable import ContractHarness
 import ContractTestsXCTest
 import Foundation
 import Logging

@@ -1,4 +1,5 @@
 import BuiltInMockAPIs
+import ContractHarness
 import Foundation
 import MockCore
 

@@ -168,11 +168,11 @@ public enum CommonChecks {
     }
 
     /// How early a timer may report against the time it was given (clock granularity).
-    static let timerTolerance: TimeInterval = 0.05
+    package static let timerTolerance: TimeInterval = 0.05
 
     /// The timeout URLSession keeps of `timeout`: FoundationNetworking (libcurl) takes
     /// whole seconds, rounding down; Apple's URLSession keeps fractions.
-    static func effectiveTimeout(_ timeout: TimeInterval) -> TimeInterval {
+    package static func effectiveTimeout(_ timeout: TimeInterval) -> TimeInterval {
         #if canImport(FoundationNetworking)
         return timeout.rounded(.down)
         #else
@@ -182,7 +182,7 @@ public enum CommonChecks {
 
     /// `seconds` is no sooner than the timeout URLSession keeps of `timeout`, within the
     /// timer's tolerance: a timeout that fired then was the one given, late.
-    static func isNoSooner(_ seconds: TimeInterval, than timeout: TimeInterval) -> Bool {
+    package static func isNoSooner(_ seconds: TimeInterval, than timeout: TimeInterval) -> Bool {
         seconds >= effectiveTimeout(timeout) - timerTolerance
     }
 
@@ -193,7 +193,7 @@ public enum CommonChecks {
     /// connection). Nil when the server was in time, or when the provider gave up before the
     /// answer was due, which is the provider's doing. Both transports journal an answer's
     /// end (`MockEngine.completed`).
-    static func serverHeldAnswer(due delay: TimeInterval, ended: TimeInterval?, providerGaveUpAfter seconds: TimeInterval) -> String? {
+    package static func serverHeldAnswer(due delay: TimeInterval, ended: TimeInterval?, providerGaveUpAfter seconds: TimeInterval) -> String? {
         guard seconds > delay + timerTolerance else { return nil }
         let due = String(format: "%g", delay)
         if let ended {
@@ -262,12 +262,12 @@ public enum CommonChecks {
 
 extension CommonChecks {
     /// `GET /v1/todos or GET /v2/todos`.
-    static func describe(_ patterns: [RequestPattern]) -> String {
+    package static func describe(_ patterns: [RequestPattern]) -> String {
         patterns.map(\.description).joined(separator: " or ")
     }
 }
 
 extension CallOutcome {
-    var isReturn: Bool { if case .returned = self { return true }; return false }
-    var isStillRunning: Bool { if case .stillRunning = self { return true }; return false }
+    package var isReturn: Bool { if case .returned = self { return true }; return false }
+    package var isStillRunning: Bool { if case .stillRunning = self { return true }; return false }
 }

@@ -1,3 +1,4 @@
+import ContractHarness
 import Foundation
 
 /// The Open Market API as a client's networking layer offers it. Every method must throw

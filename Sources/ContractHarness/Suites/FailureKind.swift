@@ -21,7 +21,7 @@ public enum FailureKind: String, Sendable, CaseIterable {
     /// What applies to image downloads (their bytes are not JSON).
     public static let forImages: [FailureKind] = [.clientError, .serverError, .truncatedBody, .connectionReset, .emptyResponse]
 
-    func outcome(method: String) -> Outcome {
+    package func outcome(method: String) -> Outcome {
         switch self {
         case .clientError:
             let status = method == "GET" ? 404 : 400
@@ -35,10 +35,10 @@ public enum FailureKind: String, Sendable, CaseIterable {
         }
     }
 
-    var scenarioName: String { "failure-" + rawValue.replacingOccurrences(of: " ", with: "-") }
+    package var scenarioName: String { "failure-" + rawValue.replacingOccurrences(of: " ", with: "-") }
 
     /// One scenario per kind, each failing every request that matches `pattern`.
-    static func scenarios(for pattern: RequestPattern, kinds: [FailureKind]) -> [Scenario] {
+    package static func scenarios(for pattern: RequestPattern, kinds: [FailureKind]) -> [Scenario] {
         kinds.map { kind in
             Scenario(name: kind.scenarioName, rules: [Rule("fail", pattern, always: kind.outcome(method: pattern.method ?? "GET"))])
         }

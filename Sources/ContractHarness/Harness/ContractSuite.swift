@@ -28,10 +28,11 @@ public enum ContractTransport: String, Sendable, CaseIterable {
 public struct SuiteConfiguration: Sendable {
     /// The fixtures the checks' servers serve (the built-in set by default).
     public var fixturesDirectory: URL
-    /// The Restaurant variant the checks' servers play.
-    public var restaurantVariant: RestaurantVariant
-    /// The Open Market variant the checks' servers play.
-    public var openMarketVariant: OpenMarketVariant
+    /// The variant each API plays on the checks' servers, by API name (as
+    /// `EngineConfiguration.variants`); an API not named plays its first.
+    /// `BuiltInContracts` reads and sets the built-in APIs' as `restaurantVariant` and
+    /// `openMarketVariant`.
+    public var variants: [String: String]
     /// The timeout handed to providers; the hang check allows `timeoutMargin` on top.
     /// Keep it at 1 s or more: FoundationNetworking on Linux fails requests whose timeout
     /// is under a second at once (it rounds down to whole seconds).
@@ -78,11 +79,10 @@ public struct SuiteConfiguration: Sendable {
     /// and URLSession's timeouts stay on the real clock.
     public var clock: any Clock<Duration>
 
-    /// Makes a configuration; the defaults suit a local run (built-in fixtures and APIs, the
-    /// original Restaurant and January 2022 Open Market variants, a 1 s timeout with a 1 s
-    /// margin, sockets, a 30 s limit per check, the real clock). `parallelism` and
-    /// `timingAttempts` are at least 1.
-    public init(fixturesDirectory: URL = MockFixtures.directory, restaurantVariant: RestaurantVariant = .original, openMarketVariant: OpenMarketVariant = .jan2022,
+    /// Makes a configuration; the defaults suit a local run (built-in fixtures and APIs,
+    /// each API's first variant, a 1 s timeout with a 1 s margin, sockets, a 30 s limit per
+    /// check, the real clock). `parallelism` and `timingAttempts` are at least 1.
+    public init(fixturesDirectory: URL = MockFixtures.directory, variants: [String: String] = [:],
                 timeout: TimeInterval = 1, timeoutMargin: TimeInterval = 1, transport: ContractTransport = .sockets,
                 parallelism: Int = SuiteConfiguration.defaultParallelism, checkTimeLimit: TimeInterval = 30, network: NetworkProfile? = nil,
                 tls: (any SecureTransport)? = nil, timingAttempts: Int = 2, apis: [any MockAPI] = BuiltInAPIs.all,
@@ -92,8 +92,7 @@ public struct SuiteConfiguration: Sendable {
         self.network = network
         self.tls = tls
         self.fixturesDirectory = fixturesDirectory
-        self.restaurantVariant = restaurantVariant
-        self.openMarketVariant = openMarketVariant
+        self.variants = variants
         self.timeout = timeout
         self.timeoutMargin = timeoutMargin
         self.transport = transport
@@ -102,10 +101,6 @@ public struct SuiteConfiguration: Sendable {
         self.timingAttempts = max(1, timingAttempts)
     }
 
-    /// The variants as an engine's configuration names them.
-    var engineVariants: [String: String] {
-        [RestaurantAPI().name: restaurantVariant.rawValue, OpenMarketAPI().name: openMarketVariant.rawValue]
-    }
 }
 
 /// A named list of checks run against one provider. Each check gets its own server, so
@@ -222,7 +217,7 @@ public struct ContractSuite<Provider: Sendable>: Sendable {
             engine = try MockEngine(configuration: EngineConfiguration(
                 fixturesDirectory: configuration.fixturesDirectory,
                 apis: configuration.apis,
-                variants: configuration.engineVariants,
+                variants: configuration.variants,
                 journalResponseBodyLimit: Self.keptResponseBytes,
                 imageCacheControl: check.imageCacheControl ?? "public, max-age=3600",
                 extraScenarios: check.scenarios, preloaded: preloaded, network: check.network ?? configuration.network))

@@ -1,3 +1,4 @@
+import ContractHarness
 import Foundation
 
 /// The Restaurant API as a client's networking layer offers it. Adopt it with a thin

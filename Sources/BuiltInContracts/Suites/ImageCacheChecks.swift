@@ -1,3 +1,4 @@
+import ContractHarness
 import Foundation
 import MockCore
 
