@@ -17,6 +17,8 @@ let package = Package(
         // Kept for existing imports: re-exports MockCore and BuiltInMockAPIs.
         .library(name: "Scenarios", targets: ["Scenarios"]),
         .library(name: "MockServer", targets: ["MockServer"]),
+        // The admin API and the dashboard alone, no NIO (MockServer re-exports it).
+        .library(name: "MockAdmin", targets: ["MockAdmin"]),
         // HTTPS, HTTP/2 and the local CA: BoringSSL, X509 and Crypto come with this one only.
         .library(name: "MockServerTLS", targets: ["MockServerTLS"]),
         // The harness and the built-in APIs' suites: re-exports ContractHarness and BuiltInContracts.
@@ -83,11 +85,16 @@ let package = Package(
         // they were cut into MockCore and BuiltInMockAPIs, and re-exports both. (Swift has no
         // attribute that deprecates a module; the README and the MockCore docs say so.)
         .target(name: "Scenarios", dependencies: ["MockCore", "BuiltInMockAPIs"]),
+        // The admin API under `/__admin`, the dashboard and the CA's profiles: routes over an
+        // engine, no sockets and no NIO. The server mounts it; in-process transports too.
+        .target(name: "MockAdmin", dependencies: ["MockCore"]),
         // The SwiftNIO transport that executes response plans: plain HTTP/1.1, no TLS stack.
+        // Re-exports MockAdmin.
         .target(
             name: "MockServer",
             dependencies: [
                 "MockCore",
+                "MockAdmin",
                 "MockFixtures",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -215,7 +222,7 @@ let package = Package(
         .testTarget(
             name: "MockServerTests",
             dependencies: [
-                "MockServer", "MockServerTLS", "MockRecording", "MockCore", "BuiltInMockAPIs", "MockFixtures", "TestSupport",
+                "MockServer", "MockAdmin", "MockServerTLS", "MockRecording", "MockCore", "BuiltInMockAPIs", "MockFixtures", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -1,4 +1,5 @@
 import Foundation
+import MockAdmin
 import MockCore
 import NIOCore
 import NIOHTTP1

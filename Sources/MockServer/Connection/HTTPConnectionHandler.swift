@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MockAdmin
 import MockCore
 import NIOCore
 import NIOFoundationCompat

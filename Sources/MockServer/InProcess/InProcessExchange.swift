@@ -1,4 +1,5 @@
 import Foundation
+import MockAdmin
 import MockCore
 
 /// The rules every in-process transport shares (the `URLProtocol` of the contract harness,

@@ -55,9 +55,6 @@ public struct ForwardProxy: Sendable {
 
     /// The hosts `engine` answers to by name (lower case): its APIs' hosts and its host map.
     public static func mappedHosts(of engine: MockEngine) -> [String] {
-        var seen = Set<String>()
-        let configuration = engine.configuration
-        let names = configuration.apis.flatMap(\.hosts) + configuration.hostMap.keys.sorted()
-        return names.map { $0.lowercased() }.filter { seen.insert($0).inserted }
+        MappedHosts.of(engine)
     }
 }

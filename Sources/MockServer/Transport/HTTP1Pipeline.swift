@@ -1,4 +1,5 @@
 import Logging
+import MockAdmin
 import MockCore
 import NIOCore
 import NIOHTTP1

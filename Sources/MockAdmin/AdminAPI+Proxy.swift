@@ -3,14 +3,18 @@ import MockCore
 
 /// What the admin API knows of the server's forward proxy: its port once bound (0 until
 /// then, and without a proxy).
-final class ProxyFacts: Sendable {
-    let port = Locked(0)
+package final class ProxyFacts: Sendable {
+    /// The proxy's port once bound; 0 before, and without a proxy.
+    package let port = Locked(0)
+
+    /// Facts of a proxy not bound yet.
+    package init() {}
 
     /// The proxy as `/__admin/info` shows it; nil without one.
-    func describe(_ engine: MockEngine) -> JSONValue? {
+    package func describe(_ engine: MockEngine) -> JSONValue? {
         let port = port.current
         guard port > 0 else { return nil }
-        return ["port": .number(Double(port)), "hosts": .array(ForwardProxy.mappedHosts(of: engine).map(JSONValue.string)),
+        return ["port": .number(Double(port)), "hosts": .array(MappedHosts.of(engine).map(JSONValue.string)),
                 "pac": .string("\(AdminAPI.prefix)/proxy.pac")]
     }
 }
@@ -32,7 +36,7 @@ extension AdminAPI {
                 }
                 let host = URL(string: request.baseURL)?.host ?? "127.0.0.1"
                 let address = (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
-                return .text(pacFile(hosts: ForwardProxy.mappedHosts(of: engine), proxy: address), contentType: "application/x-ns-proxy-autoconfig")
+                return .text(pacFile(hosts: MappedHosts.of(engine), proxy: address), contentType: "application/x-ns-proxy-autoconfig")
             },
         ]
     }

@@ -8,7 +8,7 @@ import MockCore
 public struct AdminAPI: ControlPlane, Responder {
     /// The path prefix of every admin route.
     public static let prefix = "/__admin"
-    private static let prefixBytes = Array(prefix.utf8)
+    @usableFromInline package static let prefixBytes = Array(prefix.utf8)
     /// The admin API's version, as `/__admin/info` reports it.
     public static let version = "0.4.0"
     /// The engine the admin API reads and controls.
@@ -23,7 +23,7 @@ public struct AdminAPI: ControlPlane, Responder {
         self.init(engine: engine, adminToken: adminToken, certificateAuthority: certificateAuthority, transport: transport, proxy: nil)
     }
 
-    init(engine: MockEngine, adminToken: String?, certificateAuthority: CACertificate?, transport: TransportFacts?, proxy: ProxyFacts?) {
+    package init(engine: MockEngine, adminToken: String?, certificateAuthority: CACertificate?, transport: TransportFacts?, proxy: ProxyFacts?) {
         self.engine = engine
         self.adminToken = adminToken
         var routes: [Route] = [Dashboard.route] + Self.infoRoutes(engine, transport, proxy) + Self.scenarioRoutes(engine) + Self.networkRoutes(engine)
@@ -33,15 +33,19 @@ public struct AdminAPI: ControlPlane, Responder {
         router = Router(routes: routes)
     }
 
-    /// Whether a path belongs to the admin API.
+    /// Whether a path belongs to the admin API. Inlinable, as `handles(target:)` is: the
+    /// server asks it of every request.
+    @inlinable
     public static func handles(_ path: String) -> Bool {
         handles(target: path)
     }
 
     /// Whether a request target as sent (path and query) is the admin API's: compared on
     /// the bytes, with no `String` made of its path. A path (no query) is a target too,
-    /// so both checks are this one (`handles(_:)` also takes `/__admin?query`).
-    static func handles(target: String) -> Bool {
+    /// so both checks are this one (`handles(_:)` also takes `/__admin?query`). Inlinable:
+    /// the server's connection handler, another module, runs it on every request.
+    @inlinable
+    package static func handles(target: String) -> Bool {
         // Contiguous bytes (every target NIO parsed) are compared without the generic
         // walk over two `UTF8View`s, which costs more per byte: this runs on every request.
         if let answer = target.utf8.withContiguousStorageIfAvailable({ bytes -> Bool in
