@@ -37,6 +37,36 @@ public final class OpenAPIDocument: Sendable {
     /// Collections and their items, as the paths say (`/pets`, `/pets/{id}`).
     let collections: [ResourceCollection]
 
+    /// One operation's place among the routes: its index in `operations`, the base path it
+    /// is served under, and its request pattern there.
+    struct RouteEntry: Sendable {
+        let operation: Int
+        let base: String
+        let pattern: RequestPattern
+    }
+
+    /// Every operation under each base path, concrete paths before templated ones, as
+    /// OpenAPI reads them: made on first use and shared by every engine serving the
+    /// document (a test target's servers each make their routes from it).
+    var routeOrder: [RouteEntry] {
+        routeOrderCache.withLock { cached in
+            if let cached { return cached }
+            var entries: [(literals: Int, entry: RouteEntry)] = []
+            for base in basePaths {
+                for (index, operation) in operations.enumerated() {
+                    let pattern = operation.requestPattern(under: base)
+                    let literals = (pattern.path?.description ?? "").split(separator: "/").filter { !$0.hasPrefix("{") && $0 != "*" }.count
+                    entries.append((literals, RouteEntry(operation: index, base: base, pattern: pattern)))
+                }
+            }
+            let made = entries.enumerated().sorted { ($0.element.literals, -$0.offset) > ($1.element.literals, -$1.offset) }.map(\.element.entry)
+            cached = made
+            return made
+        }
+    }
+
+    private let routeOrderCache = Locked<[RouteEntry]?>(nil)
+
     /// A document of `json` (OpenAPI 3.1) as if read from `file`, with nothing repaired.
     convenience init(file: String, json: JSONValue) {
         self.init(file: file, json: json, notes: [], declaredVersion: json["openapi"]?.stringValue ?? "3.1.0", fileCount: 1, byteCount: 0)
@@ -154,7 +184,7 @@ public struct DocumentOperation: Sendable {
         let body = operation["requestBody"].map(validator.resolved)
         requestSchema = (body?["content"]?.objectValue ?? [:]).first { DocumentResponse.isJSON($0.key) }?.value["schema"]
         asksForStreams = requestSchema.flatMap { Schemas.properties($0, validator: validator)["stream"] }
-            .map { validator.problems(.bool(true), against: $0).isEmpty } ?? false
+            .map { validator.conforms(.bool(true), to: $0) } ?? false
         let pointer = JSONPointer.pointer(["paths", path, method.lowercased()])
         if let callbacks = operation["callbacks"]?.objectValue, !callbacks.isEmpty {
             notes.append(DocumentNote(.notServed, file: file, pointer: pointer + "/callbacks",
@@ -174,8 +204,7 @@ public struct DocumentOperation: Sendable {
             for (index, content) in made.contents.enumerated() {
                 for (exampleName, value) in content.examples {
                     guard let schema = content.schema, content.isJSON else { continue }
-                    let problems = validator.problems(value, against: schema)
-                    if let first = problems.first {
+                    if let first = validator.firstProblem(value, against: schema) {
                         made.contents[index].brokenExamples.insert(exampleName)
                         notes.append(DocumentNote(.notServed, file: file, pointer: responsePointer + "/content/" + JSONPointer.escape(content.type),
                                                   "\(method) \(path) \(code) \(content.type): the example \"\(exampleName)\" breaks its schema (\(first)); a value made from the schema is answered instead (Prefer: example=\(Prefer.word(exampleName)) answers it as written)",

@@ -20,22 +20,17 @@ public struct DocumentSimulator: ServedAPI {
         self.stateful = stateful
     }
 
-    /// Every operation's route under each base path, concrete paths before templated ones.
+    /// Every operation's route under each base path, concrete paths before templated ones
+    /// (the patterns and their order are the document's, made once for every engine).
     public var routes: [Route] {
-        var routes: [(literals: Int, route: Route)] = []
-        for base in document.basePaths {
-            for operation in document.operations {
-                let template = base + Self.routeTemplate(operation.path)
-                let pattern = PathPattern(template)
-                let simulator = self
-                let route = Route(operation.routeName(api: apiName), operation.requestPattern(under: base)) { request, _ in
-                    simulator.answer(operation, base: base, request)
-                }
-                routes.append((pattern.description.split(separator: "/").filter { !$0.hasPrefix("{") && $0 != "*" }.count, route))
+        let simulator = self
+        return document.routeOrder.map { entry in
+            let operation = document.operations[entry.operation]
+            let base = entry.base
+            return Route(operation.routeName(api: apiName), entry.pattern) { request, _ in
+                simulator.answer(operation, base: base, request)
             }
         }
-        // Concrete paths before templated ones, as OpenAPI reads them.
-        return routes.enumerated().sorted { ($0.element.literals, -$0.offset) > ($1.element.literals, -$1.offset) }.map(\.element.route)
     }
 
     /// A document path as a route: a segment mixing text and a parameter (`{name}.json`)
@@ -180,10 +175,10 @@ public struct DocumentSimulator: ServedAPI {
         guard case .object(var members) = documented else { return fallback }
         let properties = ResourceCollection.flattenedProperties(schema, validator: validator)
         for name in ["message", "reason", "detail", "error", "error_description", "title", "description"] {
-            guard let property = properties[name], validator.problems(.string(reason), against: property).isEmpty else { continue }
+            guard let property = properties[name], validator.conforms(.string(reason), to: property) else { continue }
             members[name] = .string(reason)
         }
         let result = JSONValue.object(members)
-        return validator.problems(result, against: schema).isEmpty ? result : documented
+        return validator.conforms(result, to: schema) ? result : documented
     }
 }

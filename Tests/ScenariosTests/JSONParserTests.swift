@@ -85,6 +85,14 @@ import Testing
         #expect(JSONValue(parsing: Data([0x22, 0x5C, 0x6E] + bytes + [0x22])) == nil, "\(what) after an escape must be refused")
     }
 
+    /// A string with escapes is checked as a whole: a sequence cut by an escape is refused,
+    /// and text around escapes keeps every character.
+    @Test func escapesInsideMultibyteTextKeepTheTextAndRefuseACutSequence() {
+        // "€" is E2 82 AC: cut by `\n` it is no longer UTF-8.
+        #expect(JSONValue(parsing: Data([0x22, 0xE2, 0x5C, 0x6E, 0x82, 0xAC, 0x22])) == nil)
+        #expect(JSONValue(parsing: Data(#""€\n\u00e9\ud83c\udf5c \"ß\" \\ end""#.utf8)) == .string("€\né🍜 \"ß\" \\ end"))
+    }
+
     @Test func keepsAReplacementCharacterThatWasWrittenOut() {
         #expect(JSONValue(parsing: Data([0x22, 0xEF, 0xBF, 0xBD, 0x22])) == .string("\u{FFFD}"))
         #expect(JSONValue(parsing: Data([0x22, 0x5C, 0x74, 0xEF, 0xBF, 0xBD, 0x22])) == .string("\t\u{FFFD}"))

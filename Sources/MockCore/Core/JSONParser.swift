@@ -182,29 +182,30 @@ enum JSONParser {
             return text
         }
 
+        /// A string with escapes, from its first byte at `start` (the cursor is on the first
+        /// backslash): its UTF-8 gathered in one buffer and checked once, at its end.
         private mutating func escapedString(from start: Int) throws(Failure) -> String {
-            var scalars = String.UnicodeScalarView()
-            scalars.append(contentsOf: try utf8(start..<index).unicodeScalars)
+            var text: [UInt8] = []
+            text.reserveCapacity(index - start + 64)
+            text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
             while index < bytes.count {
                 let byte = bytes[index]
                 switch byte {
                 case UInt8(ascii: "\""):
                     index += 1
-                    return String(scalars)
+                    return try Self.utf8(text, from: start)
                 case UInt8(ascii: "\\"):
                     index += 1
                     guard let escape = current else { throw failure("unterminated string") }
                     index += 1
                     switch escape {
-                    case UInt8(ascii: "\""): scalars.append("\"")
-                    case UInt8(ascii: "\\"): scalars.append("\\")
-                    case UInt8(ascii: "/"): scalars.append("/")
-                    case UInt8(ascii: "b"): scalars.append("\u{08}")
-                    case UInt8(ascii: "f"): scalars.append("\u{0C}")
-                    case UInt8(ascii: "n"): scalars.append("\n")
-                    case UInt8(ascii: "r"): scalars.append("\r")
-                    case UInt8(ascii: "t"): scalars.append("\t")
-                    case UInt8(ascii: "u"): scalars.append(try unicodeEscape())
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): text.append(escape)
+                    case UInt8(ascii: "b"): text.append(0x08)
+                    case UInt8(ascii: "f"): text.append(0x0C)
+                    case UInt8(ascii: "n"): text.append(0x0A)
+                    case UInt8(ascii: "r"): text.append(0x0D)
+                    case UInt8(ascii: "t"): text.append(0x09)
+                    case UInt8(ascii: "u"): UTF8.encode(try unicodeEscape()) { text.append($0) }
                     default:
                         index -= 1
                         throw failure("an unknown escape sequence")
@@ -216,10 +217,19 @@ enum JSONParser {
                     while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 {
                         index += 1
                     }
-                    scalars.append(contentsOf: try utf8(runStart..<index).unicodeScalars)
+                    text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
                 }
             }
             throw failure("unterminated string")
+        }
+
+        /// `bytes` as a string, refusing invalid UTF-8 (as `utf8(_:)` does), named at `offset`.
+        private static func utf8(_ bytes: [UInt8], from offset: Int) throws(Failure) -> String {
+            let text = String(decoding: bytes, as: UTF8.self)
+            guard bytes.allSatisfy({ $0 < 0x80 }) || text.utf8.elementsEqual(bytes) else {
+                throw Failure(offset: offset, reason: "a string that is not valid UTF-8")
+            }
+            return text
         }
 
         /// After `\u`: four hex digits, and a low surrogate's `\uXXXX` after a high one.

@@ -53,15 +53,24 @@ public enum StringMatcher: Sendable, Hashable {
     }
 }
 
-/// Compiled regular expressions, shared: patterns come from scenario files and are few.
+/// Compiled regular expressions, shared: the patterns of scenario files and of OpenAPI
+/// documents' schemas. At most `limit` are kept; a pattern past it is compiled each time
+/// it is used.
 final class RegexCache: Sendable {
     static let shared = RegexCache()
+    /// How many compiled patterns are kept.
+    let limit: Int
     private let cache = Locked([String: NSRegularExpression]())
+
+    init(limit: Int = 4_096) { self.limit = limit }
+
+    /// How many compiled patterns are kept now.
+    var count: Int { cache.withLock { $0.count } }
 
     func regex(_ pattern: String) -> NSRegularExpression? {
         if let hit = cache.withLock({ $0[pattern] }) { return hit }
         guard let compiled = try? NSRegularExpression(pattern: pattern) else { return nil }
-        cache.withLock { $0[pattern] = compiled }
+        cache.withLock { if $0.count < limit { $0[pattern] = compiled } }
         return compiled
     }
 }

@@ -15,80 +15,190 @@ public struct SchemaValidator: Sendable {
     public init(document: JSONValue) { self.document = document }
 
     /// The problems of `value` against `schema`, each `path: what is wrong`; empty when it conforms.
+    /// Object members are checked in the order of their keys, so the list is the same in every run.
     public func problems(_ value: JSONValue, against schema: JSONValue, at path: String = "$") -> [String] {
-        guard case .object(let keywords) = schema else { return [] }
-        if let reference = keywords["$ref"]?.stringValue {
-            guard let target = resolve(reference) else { return ["\(path): the schema's $ref \(reference) names nothing"] }
-            return problems(value, against: target, at: path)
+        var walk = Walk(root: path, limit: .max, named: true)
+        check(value, schema, &walk)
+        return walk.found
+    }
+
+    /// The first of `problems(_:against:at:)`, found without looking for the others.
+    public func firstProblem(_ value: JSONValue, against schema: JSONValue, at path: String = "$") -> String? {
+        var walk = Walk(root: path, limit: 1, named: true)
+        check(value, schema, &walk)
+        return walk.found.first
+    }
+
+    /// Whether `value` conforms to `schema` (`problems` is empty), decided at the first
+    /// problem and without naming it.
+    public func conforms(_ value: JSONValue, to schema: JSONValue) -> Bool {
+        var walk = Walk(root: "$", limit: 1, named: false)
+        check(value, schema, &walk)
+        return walk.count == 0
+    }
+
+    /// Where a check is and what it found. The path is kept as parts and written out only
+    /// for a problem; a check that stops at its limit leaves the rest unvisited.
+    struct Walk {
+        enum Part {
+            case key(String)
+            case index(Int)
         }
-        if let constant = keywords["const"], value != constant { return ["\(path): expected \(constant), found \(value)"] }
+
+        let root: String
+        let limit: Int
+        /// Whether problems are written out (`found`) or only counted.
+        let named: Bool
+        var parts: [Part] = []
+        var found: [String] = []
+        var count = 0
+        /// `$ref`s and `allOf`s followed without a step into the value: a schema whose
+        /// references go round in a circle stops here instead of recursing forever.
+        var hops = 0
+
+        init(root: String, limit: Int, named: Bool) {
+            self.root = root
+            self.limit = limit
+            self.named = named
+        }
+
+        var isDone: Bool { count >= limit }
+
+        var path: String {
+            var text = root
+            for part in parts {
+                switch part {
+                case .key(let name): text += "." + name
+                case .index(let index): text += "[\(index)]"
+                }
+            }
+            return text
+        }
+
+        mutating func report(_ problem: @autoclosure () -> String) {
+            count += 1
+            if named { found.append("\(path): \(problem())") }
+        }
+    }
+
+    /// The most `$ref`s and `allOf`s followed in a row without a step into the value.
+    static let hopLimit = 64
+
+    func check(_ value: JSONValue, _ schema: JSONValue, _ walk: inout Walk) {
+        guard !walk.isDone, case .object(let keywords) = schema else { return }
+        if let reference = keywords["$ref"]?.stringValue {
+            guard let target = resolve(reference) else { return walk.report("the schema's $ref \(reference) names nothing") }
+            guard walk.hops < Self.hopLimit else { return walk.report("the schema's $ref \(reference) goes round in a circle") }
+            walk.hops += 1
+            defer { walk.hops -= 1 }
+            return check(value, target, &walk)
+        }
+        if let constant = keywords["const"], value != constant { return walk.report("expected \(constant), found \(value)") }
         if let options = keywords["enum"]?.arrayValue, !options.contains(value) {
-            return ["\(path): expected one of \(JSONValue.array(options)), found \(value)"]
+            return walk.report("expected one of \(JSONValue.array(options)), found \(value)")
         }
         if let types = keywords["type"].map(Self.typeNames), !types.contains(where: { Self.value(value, is: $0) }) {
-            return ["\(path): expected \(types.joined(separator: " or ")), found \(value.typeName) \(Self.short(value))"]
+            return walk.report("expected \(types.joined(separator: " or ")), found \(value.typeName) \(Self.short(value))")
         }
-        var found: [String] = []
-        for part in keywords["allOf"]?.arrayValue ?? [] { found += problems(value, against: part, at: path) }
-        if let branches = keywords["anyOf"]?.arrayValue, !branches.isEmpty,
-           !branches.contains(where: { problems(value, against: $0, at: path).isEmpty }) {
-            found.append("\(path): matches none of the anyOf schemas")
+        if let parts = keywords["allOf"]?.arrayValue, !parts.isEmpty {
+            guard walk.hops < Self.hopLimit else { return walk.report("the schema's allOf goes round in a circle") }
+            walk.hops += 1
+            for part in parts where !walk.isDone { check(value, part, &walk) }
+            walk.hops -= 1
         }
-        if let branches = keywords["oneOf"]?.arrayValue, !branches.isEmpty {
-            let matching = branches.filter { problems(value, against: $0, at: path).isEmpty }.count
-            if matching != 1 { found.append("\(path): matches \(matching) of the oneOf schemas, exactly 1 expected") }
+        if let branches = keywords["anyOf"]?.arrayValue, !branches.isEmpty, !walk.isDone,
+           !branches.contains(where: { branch(value, $0, walk) }) {
+            walk.report("matches none of the anyOf schemas")
         }
+        if let branches = keywords["oneOf"]?.arrayValue, !branches.isEmpty, !walk.isDone {
+            let matching = branches.filter { branch(value, $0, walk) }.count
+            if matching != 1 { walk.report("matches \(matching) of the oneOf schemas, exactly 1 expected") }
+        }
+        guard !walk.isDone else { return }
         switch value {
         case .string(let text):
-            if let pattern = keywords["pattern"]?.stringValue, text.range(of: pattern, options: .regularExpression) == nil {
-                found.append("\(path): \"\(text)\" does not match \(pattern)")
+            if let pattern = keywords["pattern"]?.stringValue, !Self.matches(text, pattern) {
+                walk.report("\"\(text)\" does not match \(pattern)")
             }
-            if keywords["format"]?.stringValue == "uri", URL(string: text)?.scheme == nil {
-                found.append("\(path): \"\(text)\" is not an absolute URI")
+            if let format = keywords["format"]?.stringValue {
+                if format == "uri", URL(string: text)?.scheme == nil {
+                    walk.report("\"\(text)\" is not an absolute URI")
+                }
+                if format == "uuid", UUID(uuidString: text) == nil {
+                    walk.report("\(Self.short(.string(text))) is not a UUID")
+                }
+                if let shape = Self.formatShapes[format], !Self.matches(text, shape) {
+                    walk.report("\(Self.short(.string(text))) is not a \(format)")
+                }
             }
-            if keywords["format"]?.stringValue == "uuid", UUID(uuidString: text) == nil {
-                found.append("\(path): \(Self.short(.string(text))) is not a UUID")
-            }
-            if let format = keywords["format"]?.stringValue, let shape = Self.formatShapes[format],
-               text.range(of: shape, options: .regularExpression) == nil {
-                found.append("\(path): \(Self.short(.string(text))) is not a \(format)")
-            }
-            if let least = keywords["minLength"]?.intValue, text.count < least { found.append("\(path): \(text.count) characters, at least \(least) expected") }
-            if let most = keywords["maxLength"]?.intValue, text.count > most { found.append("\(path): \(text.count) characters, at most \(most) expected") }
+            if let least = keywords["minLength"]?.intValue, text.count < least { walk.report("\(text.count) characters, at least \(least) expected") }
+            if let most = keywords["maxLength"]?.intValue, text.count > most { walk.report("\(text.count) characters, at most \(most) expected") }
         case .number(let number):
-            if let minimum = keywords["minimum"], let bound = minimum.doubleValue, number < bound { found.append("\(path): \(value) is below \(minimum)") }
-            if let maximum = keywords["maximum"], let bound = maximum.doubleValue, number > bound { found.append("\(path): \(value) is above \(maximum)") }
+            if let minimum = keywords["minimum"], let bound = minimum.doubleValue, number < bound { walk.report("\(value) is below \(minimum)") }
+            if let maximum = keywords["maximum"], let bound = maximum.doubleValue, number > bound { walk.report("\(value) is above \(maximum)") }
             if let format = keywords["format"]?.stringValue, let range = Self.integerRanges[format], !range.contains(number) {
-                found.append("\(path): \(value) is out of the \(format) range")
+                walk.report("\(value) is out of the \(format) range")
             }
-            if let bound = keywords["exclusiveMinimum"]?.doubleValue, number <= bound { found.append("\(path): \(value) is not above \(bound)") }
-            if let bound = keywords["exclusiveMaximum"]?.doubleValue, number >= bound { found.append("\(path): \(value) is not below \(bound)") }
+            if let bound = keywords["exclusiveMinimum"]?.doubleValue, number <= bound { walk.report("\(value) is not above \(bound)") }
+            if let bound = keywords["exclusiveMaximum"]?.doubleValue, number >= bound { walk.report("\(value) is not below \(bound)") }
             if let step = keywords["multipleOf"]?.doubleValue, step > 0, abs((number / step).rounded() - number / step) > 1e-9 {
-                found.append("\(path): \(value) is not a multiple of \(step)")
+                walk.report("\(value) is not a multiple of \(step)")
             }
         case .array(let items):
-            if let least = keywords["minItems"]?.intValue, items.count < least { found.append("\(path): \(items.count) items, at least \(least) expected") }
-            if let most = keywords["maxItems"]?.intValue, items.count > most { found.append("\(path): \(items.count) items, at most \(most) expected") }
-            if keywords["uniqueItems"] == .bool(true), Set(items).count != items.count { found.append("\(path): the items are not unique") }
+            if let least = keywords["minItems"]?.intValue, items.count < least { walk.report("\(items.count) items, at least \(least) expected") }
+            if let most = keywords["maxItems"]?.intValue, items.count > most { walk.report("\(items.count) items, at most \(most) expected") }
+            if keywords["uniqueItems"] == .bool(true), Set(items).count != items.count { walk.report("the items are not unique") }
             if let itemSchema = keywords["items"] {
-                for (index, item) in items.enumerated() { found += problems(item, against: itemSchema, at: "\(path)[\(index)]") }
+                let hops = walk.hops
+                walk.hops = 0
+                for (index, item) in items.enumerated() where !walk.isDone {
+                    walk.parts.append(.index(index))
+                    check(item, itemSchema, &walk)
+                    walk.parts.removeLast()
+                }
+                walk.hops = hops
             }
         case .object(let members):
             let properties = keywords["properties"]?.objectValue ?? [:]
             for name in keywords["required"]?.arrayValue?.compactMap(\.stringValue) ?? [] where members[name] == nil {
-                found.append("\(path): the key \"\(name)\" is missing")
+                walk.report("the key \"\(name)\" is missing")
             }
-            for (name, member) in members.sorted(by: { $0.key < $1.key }) {
+            let closed = keywords["additionalProperties"] == .bool(false)
+            guard !properties.isEmpty || closed else { break }
+            let hops = walk.hops
+            walk.hops = 0
+            // Named problems come in key order; a yes-or-no check needs no order.
+            let names = walk.named ? members.keys.sorted() : Array(members.keys)
+            for name in names where !walk.isDone {
                 if let propertySchema = properties[name] {
-                    found += problems(member, against: propertySchema, at: "\(path).\(name)")
-                } else if keywords["additionalProperties"] == .bool(false) {
-                    found.append("\(path): the key \"\(name)\" is not in the document")
+                    walk.parts.append(.key(name))
+                    check(members[name]!, propertySchema, &walk)
+                    walk.parts.removeLast()
+                } else if closed {
+                    walk.report("the key \"\(name)\" is not in the document")
                 }
             }
+            walk.hops = hops
         case .null, .bool:
             break
         }
-        return found
+    }
+
+    /// Whether `value` conforms to one branch of an `anyOf` or `oneOf`, counted as a hop
+    /// of `walk` (a branch that names its own schema again stops at the hop limit).
+    private func branch(_ value: JSONValue, _ schema: JSONValue, _ walk: Walk) -> Bool {
+        guard walk.hops < Self.hopLimit else { return false }
+        var branchWalk = Walk(root: "$", limit: 1, named: false)
+        branchWalk.hops = walk.hops + 1
+        check(value, schema, &branchWalk)
+        return branchWalk.count == 0
+    }
+
+    /// Whether `pattern` (ICU syntax, as `NSRegularExpression` reads it) finds a match in
+    /// `text`; a pattern that does not compile matches nothing.
+    static func matches(_ text: String, _ pattern: String) -> Bool {
+        guard let regex = RegexCache.shared.regex(pattern) else { return false }
+        return regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
     }
 
     /// The values integer formats can hold.
@@ -120,7 +230,7 @@ public struct SchemaValidator: Sendable {
         return reference.dropFirst(2).split(separator: "/").reduce(Optional(document)) { node, key in
             guard let node else { return nil }
             // JSON pointer escapes (RFC 6901): `~1` is `/`, `~0` is `~`.
-            let name = key.contains("~") ? key.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~") : String(key)
+            let name = key.utf8.contains(UInt8(ascii: "~")) ? key.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~") : String(key)
             if case .array(let items) = node, let index = Int(name), items.indices.contains(index) { return items[index] }
             return node[name]
         }

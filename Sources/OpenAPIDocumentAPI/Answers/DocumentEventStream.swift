@@ -206,7 +206,7 @@ struct DocumentEventStream: Sendable {
     private func value(_ part: JSONValue, whole: JSONValue, using random: inout SeededRandom) -> JSONValue {
         let sampler = self.sampler
         let drawn = sampler.sample(part, using: &random)
-        guard part != whole, !validator.problems(drawn, against: whole).isEmpty else { return drawn }
+        guard part != whole, !validator.conforms(drawn, to: whole) else { return drawn }
         return sampler.sample(whole, using: &random)
     }
 }
@@ -240,7 +240,7 @@ extension DocumentEventStream {
             // The branch the event keeps names the schema of its data.
             let resolved = validator.resolved(schema)
             let branches = (resolved["oneOf"] ?? resolved["anyOf"])?.arrayValue ?? [schema]
-            let kept = branches.first { validator.problems(object, against: $0).isEmpty } ?? schema
+            let kept = branches.first { validator.conforms(object, to: $0) } ?? schema
             guard let dataSchema = Schemas.properties(kept, validator: validator)["data"].map(validator.resolved),
                   let content = dataSchema["contentSchema"], let data = event.data,
                   dataSchema["contentMediaType"].map({ DocumentResponse.isJSON($0.stringValue ?? "") }) ?? true else { return [] }

@@ -32,7 +32,7 @@ struct SchemaSampler {
     private func sample(_ given: JSONValue, depth: Int, using random: inout SeededRandom) -> JSONValue {
         let schema = flattened(given, depth: depth)
         guard case .object(let keywords) = schema else { return given == .bool(false) ? .null : [:] }
-        if let example = ownExample(keywords), validator.problems(example, against: schema).isEmpty { return example }
+        if let example = ownExample(keywords), validator.conforms(example, to: schema) { return example }
         if let constant = keywords["const"] { return constant }
         if let options = keywords["enum"]?.arrayValue, !options.isEmpty {
             let valid = options.filter { $0 != .null } .isEmpty ? options : options.filter { $0 != .null }
@@ -48,7 +48,7 @@ struct SchemaSampler {
                 let combined = merge(.object(merged), flattened(branch, depth: depth + 1))
                 var attempt = random
                 let value = sample(combined, depth: depth + 1, using: &attempt)
-                if validator.problems(value, against: schema).isEmpty || branch == candidates.last {
+                if validator.conforms(value, to: schema) || branch == candidates.last {
                     random = attempt
                     return value
                 }

@@ -285,7 +285,7 @@ struct DocumentNormalizer {
                 let own = (schema["examples"]?.arrayValue ?? []) + [schema["default"]].compactMap { $0 }
                 let checker = SchemaValidator(document: [:])
                 if let broken = own.first(where: { value in
-                    value.stringValue != nil && !checker.problems(value, against: ["format": .string(checked)]).isEmpty
+                    value.stringValue != nil && !checker.conforms(value, to: ["format": .string(checked)])
                 }) {
                     schema["format"] = nil
                     note(.repaired, at: path + ["format"], "format \(checked) is used loosely (its own example \(broken) is not one); not checked",
@@ -396,12 +396,5 @@ struct DocumentNormalizer {
         members["description"] = ""
         note(.repaired, at: keys, "a response without its description (required); read with an empty one", group: "a response without its description")
         return .object(members)
-    }
-}
-
-/// Whether a `pattern` compiles as the validator reads it (NSRegularExpression).
-enum PatternCheck {
-    static func compiles(_ pattern: String) -> Bool {
-        (try? NSRegularExpression(pattern: pattern)) != nil
     }
 }

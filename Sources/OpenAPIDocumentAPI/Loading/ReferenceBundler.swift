@@ -384,31 +384,6 @@ struct ReferenceBundler {
         return value
     }
 
-    /// `location` (a relative or absolute file path) read from the folder of `file`, with
-    /// its `.` and `..` segments resolved.
-    static func join(_ location: String, relativeTo file: String) -> String {
-        let base = location.hasPrefix("/") ? "" : String(file[..<(file.lastIndex(of: "/") ?? file.startIndex)])
-        var parts: [Substring] = []
-        for part in (base + "/" + location).split(separator: "/") {
-            switch part {
-            case ".": continue
-            case "..": if !parts.isEmpty { parts.removeLast() }
-            default: parts.append(part)
-            }
-        }
-        return "/" + parts.joined(separator: "/")
-    }
-
-    static func lastComponent(_ path: String) -> String {
-        path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
-    }
-
-    /// A file's name without its extension.
-    static func baseName(_ path: String) -> String {
-        let name = lastComponent(path)
-        return name.lastIndex(of: ".").map { String(name[..<$0]) } ?? name
-    }
-
     private mutating func uniqueName(for base: String) -> String {
         let cleaned = String(base.map { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "." ? $0 : "_" })
         var name = cleaned.isEmpty ? "Schema" : cleaned
@@ -419,48 +394,5 @@ struct ReferenceBundler {
         }
         takenNames.insert(name)
         return name
-    }
-}
-
-/// RFC 6901 JSON pointers over JSON values.
-enum JSONPointer {
-    static func escape(_ key: String) -> String {
-        guard key.contains("~") || key.contains("/") else { return key }
-        return key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
-    }
-
-    static func unescape(_ token: Substring) -> String {
-        guard token.contains("%") || token.contains("~") else { return String(token) }
-        let text = String(token).removingPercentEncoding ?? String(token)
-        return text.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
-    }
-
-    /// The value at `pointer` ("" or "/a/0/b") in `value`.
-    static func resolve(_ pointer: String, in value: JSONValue) -> JSONValue? {
-        var current = value
-        for token in pointer.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
-            let key = unescape(token)
-            switch current {
-            case .object(let members):
-                guard let next = members[key] else { return nil }
-                current = next
-            case .array(let items):
-                guard let index = Int(key), items.indices.contains(index) else { return nil }
-                current = items[index]
-            default:
-                return nil
-            }
-        }
-        return current
-    }
-
-    /// A coding path as a pointer: `/paths/~1pets/get`.
-    static func pointer(_ codingPath: [any CodingKey]) -> String {
-        codingPath.map { "/" + escape($0.intValue.map(String.init) ?? $0.stringValue) }.joined()
-    }
-
-    /// Keys as a pointer.
-    static func pointer(_ keys: [String]) -> String {
-        keys.map { "/" + escape($0) }.joined()
     }
 }

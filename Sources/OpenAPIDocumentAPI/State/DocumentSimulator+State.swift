@@ -93,14 +93,14 @@ extension DocumentSimulator {
         var item: [String: JSONValue] = [:]
         for (name, value) in given where Self.keepsIntegers(value) {
             if let property = properties[name] {
-                if validator.problems(value, against: property).isEmpty { item[name] = value }
+                if validator.conforms(value, to: property) { item[name] = value }
             } else if properties.isEmpty {
                 item[name] = value
             }
         }
         let id: JSONValue
         if let property = collection.idProperty, let sent = given[property], sent != .null, Self.keepsIntegers(sent),
-           validator.problems(sent, against: collection.idSchema).isEmpty {
+           validator.conforms(sent, to: collection.idSchema) {
             id = sent
         } else {
             id = assignID(collection, key: key, item: item)
@@ -146,10 +146,10 @@ extension DocumentSimulator {
                 candidate = "\(base)-\(suffix)"
                 suffix += 1
             }
-            if document.validator.problems(.string(candidate), against: schema).isEmpty { return .string(candidate) }
+            if document.validator.conforms(.string(candidate), to: schema) { return .string(candidate) }
         }
         let next = store.nextID(in: key, schema: schema, seed: answers.seed)
-        if document.validator.problems(next, against: schema).isEmpty { return next }
+        if document.validator.conforms(next, to: schema) { return next }
         return answers.sample(schema, stream: "id \(collection.itemPath) \(DocumentAnswers.text(next))")
     }
 
@@ -173,7 +173,7 @@ extension DocumentSimulator {
         let properties = collection.itemSchema.map { Schemas.properties($0, validator: validator) } ?? [:]
         for (name, value) in given where name != collection.idProperty && Self.keepsIntegers(value) {
             if let property = properties[name] {
-                if validator.problems(value, against: property).isEmpty { item[name] = value }
+                if validator.conforms(value, to: property) { item[name] = value }
             } else if properties.isEmpty {
                 item[name] = value
             }
@@ -229,7 +229,7 @@ extension DocumentSimulator {
             let resolved = validator.resolved(property)
             let types = SchemaValidator.typeNames(resolved["type"] ?? .null)
             if Self.isCount(name), types.contains(where: { $0 == "integer" || $0 == "number" }),
-               validator.problems(.number(Double(total)), against: resolved).isEmpty {
+               validator.conforms(.number(Double(total)), to: resolved) {
                 members[name] = .number(Double(total))
             } else if depth == 0, case .object(var inner)? = members[name], Schemas.isObject(resolved, validator: validator) {
                 setCounts(&inner, properties: Schemas.properties(resolved, validator: validator), total: total, depth: 1)
@@ -320,7 +320,7 @@ extension DocumentSimulator {
         var out: [String: JSONValue] = [:]
         for (name, property) in properties {
             let resolved = validator.resolved(property)
-            if let value = fields[name], validator.problems(value, against: resolved).isEmpty {
+            if let value = fields[name], validator.conforms(value, to: resolved) {
                 if resolved["writeOnly"] == .bool(true) && !required.contains(name) { continue }
                 out[name] = value
             } else if required.contains(name) {
