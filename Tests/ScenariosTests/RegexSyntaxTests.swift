@@ -101,4 +101,14 @@ import Testing
         #expect(matcher.matches("2") && matcher.matches("0012") && matcher.matches("10"))
         #expect(!matcher.matches("1") && !matcher.matches("01") && !matcher.matches("2a"))
     }
+
+    /// A value matches when the whole of it matches the pattern, by any alternative: the
+    /// first match found is not the only candidate (WireMock's `matches`).
+    @Test func theWholeValueMustMatchByAnyAlternative() {
+        #expect(StringMatcher.matches("a|ab").matches("ab"))
+        #expect(StringMatcher.matches("a|ab").matches("a"))
+        #expect(!StringMatcher.matches("a|ab").matches("abc"))
+        #expect(!StringMatcher.matches("[0-9]+").matches("12\n"))
+        #expect(!StringMatcher.matches("(unclosed").matches("(unclosed"))
+    }
 }

@@ -23,6 +23,11 @@ import Testing
                 "Loop": ["$ref": "#/components/schemas/Loop"],
                 "Either": ["anyOf": [["$ref": "#/components/schemas/Either"]]],
                 "Both": ["allOf": [["$ref": "#/components/schemas/Both"]]],
+                "Fan": ["oneOf": [["$ref": "#/components/schemas/Fan"], ["$ref": "#/components/schemas/Fan"], ["type": "string"]]],
+                "Node": [
+                    "type": "object",
+                    "properties": ["child": ["$ref": "#/components/schemas/Node"], "name": ["type": "string"]],
+                ],
             ],
         ],
     ]
@@ -54,11 +59,32 @@ import Testing
         #expect(!validator.conforms(["id": 2], to: pet))
     }
 
-    @Test(arguments: ["Loop", "Either", "Both"])
-    func aSchemaThatNamesItselfEndsWithAProblem(_ name: String) {
+    /// A branch that leads back is a branch that does not match; a `$ref` or `allOf` that
+    /// does is named.
+    @Test(arguments: [("Loop", "leads back to itself"), ("Both", "leads back to itself"), ("Either", "matches none of the anyOf")])
+    func aSchemaThatLeadsBackToItselfEndsWithAProblem(_ name: String, _ problem: String) {
         let schema: JSONValue = ["$ref": .string("#/components/schemas/\(name)")]
         #expect(!validator.conforms("anything", to: schema))
-        #expect(!validator.problems("anything", against: schema).isEmpty)
+        #expect(validator.problems("anything", against: schema).contains { $0.contains(problem) })
+    }
+
+    /// Branches that lead back to their schema are cut where they loop, not explored to a
+    /// depth: a schema of two such branches answers at once.
+    @Test func branchesLeadingBackAreCutWhereTheyLoop() {
+        let fan: JSONValue = ["$ref": "#/components/schemas/Fan"]
+        #expect(validator.conforms("leaf", to: fan))
+        #expect(!validator.conforms(7, to: fan))
+    }
+
+    /// A schema that names itself under a property is recursion through the value, which
+    /// ends with the value: nested deep, it is checked all the way down.
+    @Test func recursionThroughTheValueIsCheckedToTheBottom() {
+        var value: JSONValue = ["name": 5]
+        for _ in 0..<200 { value = ["child": value, "name": "n"] }
+        let node: JSONValue = ["$ref": "#/components/schemas/Node"]
+        let problems = validator.problems(value, against: node)
+        #expect(problems.count == 1)
+        #expect(problems.first?.hasPrefix("$" + String(repeating: ".child", count: 200) + ".name: expected string") == true)
     }
 
     @Test func aPatternThatDoesNotCompileMatchesNothing() {
@@ -67,8 +93,18 @@ import Testing
 
     @Test func theRegexCacheKeepsAtMostItsLimit() {
         let cache = RegexCache(limit: 3)
-        for index in 0..<10 { #expect(cache.regex("^a{\(index)}$") != nil) }
-        #expect(cache.count == 3)
+        for index in 0..<10 {
+            #expect(cache.regex("^a{\(index)}$") != nil)
+            #expect(cache.count <= 3)
+        }
         #expect(cache.regex("^a{9}$")?.firstMatch(in: "aaaaaaaaa", range: NSRange(location: 0, length: 9)) != nil)
+    }
+
+    @Test func aPatternThatDoesNotCompileIsKeptAsSuch() {
+        let cache = RegexCache(limit: 8)
+        #expect(cache.regex("(unclosed") == nil)
+        #expect(cache.count == 1)
+        #expect(cache.regex("(unclosed") == nil)
+        #expect(cache.count == 1)
     }
 }

@@ -31,10 +31,10 @@ public enum StringMatcher: Sendable, Hashable {
         case .contains(let part): return value.contains(part)
         case .hasPrefix(let prefix): return value.hasPrefix(prefix)
         case .matches(let pattern):
-            guard let regex = RegexCache.shared.regex(pattern) else { return false }
-            let range = NSRange(value.startIndex..., in: value)
-            guard let match = regex.firstMatch(in: value, range: range) else { return false }
-            return match.range == range
+            // The whole value must match, by any of the pattern's alternatives (`a|ab` matches
+            // "ab"): the pattern is anchored at both ends rather than its first match compared.
+            guard let regex = RegexCache.shared.regex(#"\A(?:"# + pattern + #")\z"#) else { return false }
+            return regex.firstMatch(in: value, range: NSRange(value.startIndex..., in: value)) != nil
         case .present, .absent: return true
         }
     }
@@ -54,23 +54,27 @@ public enum StringMatcher: Sendable, Hashable {
 }
 
 /// Compiled regular expressions, shared: the patterns of scenario files and of OpenAPI
-/// documents' schemas. At most `limit` are kept; a pattern past it is compiled each time
-/// it is used.
+/// documents' schemas, and the patterns that do not compile (nil), so neither is compiled
+/// twice. At most `limit` are kept: a pattern past it empties the cache first.
 final class RegexCache: Sendable {
     static let shared = RegexCache()
-    /// How many compiled patterns are kept.
+    /// How many patterns are kept.
     let limit: Int
-    private let cache = Locked([String: NSRegularExpression]())
+    private let cache = Locked([String: NSRegularExpression?]())
 
     init(limit: Int = 4_096) { self.limit = limit }
 
-    /// How many compiled patterns are kept now.
+    /// How many patterns are kept now.
     var count: Int { cache.withLock { $0.count } }
 
+    /// `pattern` compiled (ICU syntax, no options); nil when it does not compile.
     func regex(_ pattern: String) -> NSRegularExpression? {
-        if let hit = cache.withLock({ $0[pattern] }) { return hit }
-        guard let compiled = try? NSRegularExpression(pattern: pattern) else { return nil }
-        cache.withLock { if $0.count < limit { $0[pattern] = compiled } }
+        if let known = cache.withLock({ $0[pattern] }) { return known }
+        let compiled = try? NSRegularExpression(pattern: pattern)
+        cache.withLock { cache in
+            if cache.count >= limit { cache.removeAll(keepingCapacity: true) }
+            cache[pattern] = .some(compiled)
+        }
         return compiled
     }
 }

@@ -52,9 +52,10 @@ public struct SchemaValidator: Sendable {
         var parts: [Part] = []
         var found: [String] = []
         var count = 0
-        /// `$ref`s and `allOf`s followed without a step into the value: a schema whose
-        /// references go round in a circle stops here instead of recursing forever.
-        var hops = 0
+        /// The `$ref`s followed since the last step into the value. A reference met again
+        /// before the next step would check the same value against the same schema for
+        /// ever: it is a problem, named once, and not followed.
+        var references: [String] = []
 
         init(root: String, limit: Int, named: Bool) {
             self.root = root
@@ -81,16 +82,15 @@ public struct SchemaValidator: Sendable {
         }
     }
 
-    /// The most `$ref`s and `allOf`s followed in a row without a step into the value.
-    static let hopLimit = 64
-
     func check(_ value: JSONValue, _ schema: JSONValue, _ walk: inout Walk) {
         guard !walk.isDone, case .object(let keywords) = schema else { return }
         if let reference = keywords["$ref"]?.stringValue {
             guard let target = resolve(reference) else { return walk.report("the schema's $ref \(reference) names nothing") }
-            guard walk.hops < Self.hopLimit else { return walk.report("the schema's $ref \(reference) goes round in a circle") }
-            walk.hops += 1
-            defer { walk.hops -= 1 }
+            guard !walk.references.contains(reference) else {
+                return walk.report("the schema's $ref \(reference) leads back to itself before reaching a value")
+            }
+            walk.references.append(reference)
+            defer { walk.references.removeLast() }
             return check(value, target, &walk)
         }
         if let constant = keywords["const"], value != constant { return walk.report("expected \(constant), found \(value)") }
@@ -100,18 +100,13 @@ public struct SchemaValidator: Sendable {
         if let types = keywords["type"].map(Self.typeNames), !types.contains(where: { Self.value(value, is: $0) }) {
             return walk.report("expected \(types.joined(separator: " or ")), found \(value.typeName) \(Self.short(value))")
         }
-        if let parts = keywords["allOf"]?.arrayValue, !parts.isEmpty {
-            guard walk.hops < Self.hopLimit else { return walk.report("the schema's allOf goes round in a circle") }
-            walk.hops += 1
-            for part in parts where !walk.isDone { check(value, part, &walk) }
-            walk.hops -= 1
-        }
+        for part in keywords["allOf"]?.arrayValue ?? [] where !walk.isDone { check(value, part, &walk) }
         if let branches = keywords["anyOf"]?.arrayValue, !branches.isEmpty, !walk.isDone,
-           !branches.contains(where: { branch(value, $0, walk) }) {
+           !branches.contains(where: { branch(value, $0, walk.references) }) {
             walk.report("matches none of the anyOf schemas")
         }
         if let branches = keywords["oneOf"]?.arrayValue, !branches.isEmpty, !walk.isDone {
-            let matching = branches.filter { branch(value, $0, walk) }.count
+            let matching = branches.filter { branch(value, $0, walk.references) }.count
             if matching != 1 { walk.report("matches \(matching) of the oneOf schemas, exactly 1 expected") }
         }
         guard !walk.isDone else { return }
@@ -149,14 +144,14 @@ public struct SchemaValidator: Sendable {
             if let most = keywords["maxItems"]?.intValue, items.count > most { walk.report("\(items.count) items, at most \(most) expected") }
             if keywords["uniqueItems"] == .bool(true), Set(items).count != items.count { walk.report("the items are not unique") }
             if let itemSchema = keywords["items"] {
-                let hops = walk.hops
-                walk.hops = 0
+                let references = walk.references
+                walk.references = []
                 for (index, item) in items.enumerated() where !walk.isDone {
                     walk.parts.append(.index(index))
                     check(item, itemSchema, &walk)
                     walk.parts.removeLast()
                 }
-                walk.hops = hops
+                walk.references = references
             }
         case .object(let members):
             let properties = keywords["properties"]?.objectValue ?? [:]
@@ -165,31 +160,30 @@ public struct SchemaValidator: Sendable {
             }
             let closed = keywords["additionalProperties"] == .bool(false)
             guard !properties.isEmpty || closed else { break }
-            let hops = walk.hops
-            walk.hops = 0
+            let references = walk.references
+            walk.references = []
             // Named problems come in key order; a yes-or-no check needs no order.
-            let names = walk.named ? members.keys.sorted() : Array(members.keys)
-            for name in names where !walk.isDone {
+            let ordered = walk.named ? members.sorted { $0.key < $1.key } : Array(members)
+            for (name, member) in ordered where !walk.isDone {
                 if let propertySchema = properties[name] {
                     walk.parts.append(.key(name))
-                    check(members[name]!, propertySchema, &walk)
+                    check(member, propertySchema, &walk)
                     walk.parts.removeLast()
                 } else if closed {
                     walk.report("the key \"\(name)\" is not in the document")
                 }
             }
-            walk.hops = hops
+            walk.references = references
         case .null, .bool:
             break
         }
     }
 
-    /// Whether `value` conforms to one branch of an `anyOf` or `oneOf`, counted as a hop
-    /// of `walk` (a branch that names its own schema again stops at the hop limit).
-    private func branch(_ value: JSONValue, _ schema: JSONValue, _ walk: Walk) -> Bool {
-        guard walk.hops < Self.hopLimit else { return false }
+    /// Whether `value` conforms to one branch of an `anyOf` or `oneOf`, with the
+    /// references followed so far (a branch leading back to one of them does not conform).
+    private func branch(_ value: JSONValue, _ schema: JSONValue, _ references: [String]) -> Bool {
         var branchWalk = Walk(root: "$", limit: 1, named: false)
-        branchWalk.hops = walk.hops + 1
+        branchWalk.references = references
         check(value, schema, &branchWalk)
         return branchWalk.count == 0
     }
