@@ -10,11 +10,23 @@ let package = Package(
     // ordinary watchOS apps may not open (README › Platforms).
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16)],
     products: [
+        // The engine alone (requests, matching, plans, scenarios, the journal); no API in it.
+        .library(name: "MockCore", targets: ["MockCore"]),
+        // The built-in Restaurant and Open Market APIs: fixtures, simulators, documents.
+        .library(name: "BuiltInMockAPIs", targets: ["BuiltInMockAPIs"]),
+        // Kept for existing imports: re-exports MockCore and BuiltInMockAPIs.
         .library(name: "Scenarios", targets: ["Scenarios"]),
         .library(name: "MockServer", targets: ["MockServer"]),
+        // The admin API and the dashboard alone, no NIO (MockServer re-exports it).
+        .library(name: "MockAdmin", targets: ["MockAdmin"]),
         // HTTPS, HTTP/2 and the local CA: BoringSSL, X509 and Crypto come with this one only.
         .library(name: "MockServerTLS", targets: ["MockServerTLS"]),
+        // The harness and the built-in APIs' suites: re-exports ContractHarness and BuiltInContracts.
         .library(name: "ContractTests", targets: ["ContractTests"]),
+        // The generic contract-test harness alone: runner, reports, checks, the trait's servers.
+        .library(name: "ContractHarness", targets: ["ContractHarness"]),
+        // The Restaurant and Open Market suites, their provider protocols and reference providers.
+        .library(name: "BuiltInContracts", targets: ["BuiltInContracts"]),
         .library(name: "ContractTestsTesting", targets: ["ContractTestsTesting"]),
         .library(name: "ContractTestsXCTest", targets: ["ContractTestsXCTest"]),
         // The app side of UI tests: reads the mock's base URL and session from the launch environment.
@@ -61,14 +73,28 @@ let package = Package(
             exclude: ["README.md"],
             resources: [.copy("restaurant"), .copy("openmarket"), .copy("scenarios")]
         ),
-        // The engine: pure, deterministic, no sockets, no dependencies. (Multipart is
-        // parsed by our own MultipartForm since MultipartKit 4.7 crashed on a fuzzed body.)
-        .target(name: "Scenarios"),
+        // The engine core: pure, deterministic, no sockets, no dependencies, and no API of its
+        // own: it serves the `MockAPI`s its configuration lists. (Multipart is parsed by our
+        // own MultipartForm since MultipartKit 4.7 crashed on a fuzzed body.)
+        .target(name: "MockCore"),
+        // The built-in APIs, Restaurant and Open Market: their fixtures readers, simulators,
+        // variants and OpenAPI documents, `BuiltInAPIs.all`, and the engine defaults that
+        // serve them. No NIO.
+        .target(name: "BuiltInMockAPIs", dependencies: ["MockCore"]),
+        // Kept for existing imports: `Scenarios` held the engine and the built-in APIs before
+        // they were cut into MockCore and BuiltInMockAPIs, and re-exports both. (Swift has no
+        // attribute that deprecates a module; the README and the MockCore docs say so.)
+        .target(name: "Scenarios", dependencies: ["MockCore", "BuiltInMockAPIs"]),
+        // The admin API under `/__admin`, the dashboard and the CA's profiles: routes over an
+        // engine, no sockets and no NIO. The server mounts it; in-process transports too.
+        .target(name: "MockAdmin", dependencies: ["MockCore"]),
         // The SwiftNIO transport that executes response plans: plain HTTP/1.1, no TLS stack.
+        // Re-exports MockAdmin.
         .target(
             name: "MockServer",
             dependencies: [
-                "Scenarios",
+                "MockCore",
+                "MockAdmin",
                 "MockFixtures",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -85,7 +111,7 @@ let package = Package(
             name: "MockServerTLS",
             dependencies: [
                 "MockServer",
-                "Scenarios",
+                "MockCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -99,20 +125,32 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
-        // The contract-test harness users run in their own test targets.
+        // The contract-test harness users run in their own test targets: suites, checks,
+        // reports, the per-test servers and the in-process transport, and the generic
+        // suites (streams, WebSockets). Its defaults serve the built-in APIs' registry
+        // (`BuiltInAPIs.all`); it names no built-in API's type.
         .target(
-            name: "ContractTests",
-            dependencies: ["MockServer", "Scenarios", "MockFixtures", .product(name: "Logging", package: "swift-log")]
+            name: "ContractHarness",
+            dependencies: ["MockServer", "MockCore", "BuiltInMockAPIs", "MockFixtures", .product(name: "Logging", package: "swift-log")]
         ),
+        // The built-in APIs' contract suites beside the harness: Restaurant and Open Market
+        // checks, providers and reference providers.
+        .target(
+            name: "BuiltInContracts",
+            dependencies: ["ContractHarness", "MockServer", "MockCore", "BuiltInMockAPIs", "MockFixtures", .product(name: "Logging", package: "swift-log")]
+        ),
+        // Kept for existing imports: `ContractTests` held the harness and the built-in suites
+        // before they were cut into ContractHarness and BuiltInContracts, and re-exports both.
+        .target(name: "ContractTests", dependencies: ["ContractHarness", "BuiltInContracts"]),
         // Test-framework glue lives in adapters of its own, never in the core.
-        .target(name: "ContractTestsTesting", dependencies: ["ContractTests", .product(name: "Logging", package: "swift-log")]),
-        .target(name: "ContractTestsXCTest", dependencies: ["ContractTests", "MockServerClient", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "ContractTestsTesting", dependencies: ["ContractTests", "MockCore", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "ContractTestsXCTest", dependencies: ["ContractTests", "MockCore", "MockServerClient", .product(name: "Logging", package: "swift-log")]),
         .target(name: "MockServerClient"),
         // A generated OpenAPI client's transport, answered in process (no sockets).
         .target(
             name: "MockServerOpenAPI",
             dependencies: [
-                "MockServer", "Scenarios",
+                "MockServer", "MockCore",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
@@ -122,7 +160,7 @@ let package = Package(
         .target(
             name: "OpenAPIDocumentAPI",
             dependencies: [
-                "Scenarios",
+                "MockCore",
                 .product(name: "OpenAPIKit", package: "OpenAPIKit"),
                 .product(name: "OpenAPIKit30", package: "OpenAPIKit"),
                 .product(name: "OpenAPIKitCompat", package: "OpenAPIKit"),
@@ -130,18 +168,22 @@ let package = Package(
             ]
         ),
         // `.mockServer(api: URL)` for Swift Testing: the trait of ContractTestsTesting with a document's API.
-        .target(name: "OpenAPIDocumentAPITesting", dependencies: ["OpenAPIDocumentAPI", "ContractTestsTesting", "ContractTests", "Scenarios"]),
+        .target(name: "OpenAPIDocumentAPITesting", dependencies: ["OpenAPIDocumentAPI", "ContractTestsTesting", "ContractTests", "MockCore"]),
         // `OpenAPIContract`: the harness's checks for a client of a document's API. No test
         // framework: Swift Testing and XCTest targets both run its suites.
-        .target(name: "OpenAPIDocumentContract", dependencies: ["OpenAPIDocumentAPI", "ContractTests", "Scenarios"]),
+        .target(name: "OpenAPIDocumentContract", dependencies: ["OpenAPIDocumentAPI", "ContractHarness", "MockCore"]),
         // Recording through a proxy: URLSession (FoundationNetworking on Linux, which
         // loads libcurl), so it is kept out of the serving binary.
-        .target(name: "MockRecording", dependencies: ["MockServer", "Scenarios", "MockFixtures", .product(name: "Logging", package: "swift-log")]),
+        // Re-exports BuiltInDrift, where the drift probes moved.
+        .target(name: "MockRecording", dependencies: ["MockServer", "MockCore", "BuiltInDrift", .product(name: "Logging", package: "swift-log")]),
+        // `mock-server drift`'s probes: the built-in APIs' simulators against their real
+        // servers, compared by shape (URLSession; no NIO).
+        .target(name: "BuiltInDrift", dependencies: ["MockCore", "BuiltInMockAPIs", "MockFixtures"]),
         .target(
             name: "MockServerCLI",
             dependencies: [
                 "MockServer",
-                "Scenarios",
+                "MockCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -149,6 +191,8 @@ let package = Package(
         .executableTarget(
             name: "mock-server",
             dependencies: [
+                "MockCore",
+                "BuiltInMockAPIs",
                 "MockServer",
                 "MockServerTLS",
                 "MockServerCLI",
@@ -162,7 +206,10 @@ let package = Package(
         .executableTarget(
             name: "mock-server-record",
             dependencies: [
+                "MockCore",
+                "BuiltInMockAPIs",
                 "MockRecording",
+                "BuiltInDrift",
                 "MockFixtures",
                 "MockServerCLI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -171,11 +218,11 @@ let package = Package(
         ),
         // Test-only support shared by the test targets (they run in one process).
         .target(name: "TestSupport", dependencies: ["MockServer", "MockServerTLS", "ContractTests"], path: "Tests/TestSupport"),
-        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "MockFixtures"]),
+        .testTarget(name: "ScenariosTests", dependencies: ["MockCore", "BuiltInMockAPIs", "MockFixtures"]),
         .testTarget(
             name: "MockServerTests",
             dependencies: [
-                "MockServer", "MockServerTLS", "MockRecording", "Scenarios", "MockFixtures", "TestSupport",
+                "MockServer", "MockAdmin", "MockServerTLS", "MockRecording", "MockCore", "BuiltInMockAPIs", "MockFixtures", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -188,7 +235,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ContractTestsTests",
-            dependencies: ["ContractTests", "ContractTestsTesting", "ContractTestsXCTest", "MockServer", "MockServerTLS", "MockServerClient", "MockFixtures", "TestSupport",
+            dependencies: ["ContractTests", "ContractHarness", "BuiltInContracts", "ContractTestsTesting", "ContractTestsXCTest", "MockCore", "BuiltInMockAPIs", "MockServer", "MockServerTLS", "MockServerClient", "MockFixtures", "TestSupport",
                            // The WebSocket checks' test clients (Linux's URLSession has no WebSockets).
                            .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOPosix", package: "swift-nio"),
@@ -200,7 +247,7 @@ let package = Package(
         .testTarget(
             name: "MockServerOpenAPITests",
             dependencies: [
-                "MockServerOpenAPI", "MockServer", "Scenarios", "MockFixtures", "TestSupport",
+                "MockServerOpenAPI", "MockServer", "MockCore", "BuiltInMockAPIs", "MockFixtures", "TestSupport",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
@@ -208,7 +255,7 @@ let package = Package(
         .testTarget(
             name: "OpenAPIDocumentAPITests",
             dependencies: ["OpenAPIDocumentAPI", "OpenAPIDocumentAPITesting", "OpenAPIDocumentContract", "ContractTestsTesting", "ContractTests",
-                           "Scenarios", "MockFixtures", "TestSupport"],
+                           "MockCore", "BuiltInMockAPIs", "MockFixtures", "TestSupport"],
             resources: [.copy("Documents")]
         ),
         // Runs the built `mock-server` binary as a user would (exit codes, signals, --help).

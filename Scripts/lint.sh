@@ -26,6 +26,23 @@ cd "$(dirname "$0")/.."
 strict=no
 [ "${1:-}" = "--strict" ] && strict=yes
 
+# The built-in APIs are named only in their own modules (BuiltInMockAPIs, BuiltInContracts,
+# BuiltInDrift): no other Swift file in Sources names a Restaurant or Open Market type, so a
+# third built-in API is one file and one line in `BuiltInAPIs.all`. Tests and examples may
+# name them; comments (doc examples) are not code. The command-line tools name the APIs
+# only through the registry: no string literal of theirs spells `restaurant` or `openmarket`.
+# A grep over Sources: well under a second.
+builtin_leaks=$(grep -rnE '\b(Restaurant|OpenMarket)[A-Z][A-Za-z0-9]*' Sources --include='*.swift' \
+  | grep -Ev '^Sources/(BuiltInMockAPIs|BuiltInContracts|BuiltInDrift)/' | grep -Ev '^[^:]+:[0-9]+:[[:space:]]*//' || true)
+cli_names=$(grep -rniE '"([^"]*[^".[:alnum:]_])?(restaurant|openmarket)\b' Sources/mock-server Sources/mock-server-record Sources/MockServerCLI \
+  --include='*.swift' | grep -Ev '^[^:]+:[0-9]+:[[:space:]]*//' || true)
+if [ -n "$builtin_leaks$cli_names" ]; then
+  [ -z "$builtin_leaks" ] || echo "$builtin_leaks"
+  [ -z "$cli_names" ] || echo "$cli_names"
+  echo "lint: a built-in API is named outside its modules (above): go through \`BuiltInAPIs.all\` or move the code to BuiltInMockAPIs, BuiltInContracts or BuiltInDrift"
+  exit 1
+fi
+
 layout='\[(Indentation|AddLines|RemoveLine|LineLength|Spacing|TrailingComma|TrailingWhitespace)\]'
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT

@@ -59,6 +59,10 @@ CONTEXT_IMPORTS = [
 # Apple-only code: compiled where its framework exists (the macOS CI job), skipped on Linux.
 APPLE_ONLY = [(r"\bSec(?:Trust|Certificate|Key|Policy)\w*", "Security"),
               (r"\bURLSessionWebSocketProvider\b", "Darwin")]  # ContractTests declares it where Darwin is
+# The module a reader of a catalog imports, where it is not the catalog's own: the harness's
+# articles are read by users of the `ContractTests` product, which re-exports the harness with
+# the built-in APIs' suites.
+READER_MODULES = {"ContractHarness": "ContractTests"}
 DECLARATION_HEADS = {"func", "class", "struct", "enum", "actor", "protocol", "typealias", "let", "var", "extension"}
 
 
@@ -172,7 +176,8 @@ def convert_part(snippet: Snippet) -> Part:
             lines[k] = ""
     code = "\n".join(lines)
     # The article's module, and what its earlier snippets imported: the reader's file has them.
-    for mod in ([snippet.module] if snippet.module else []) + list(snippet.earlier_imports):
+    own = READER_MODULES.get(snippet.module, snippet.module)
+    for mod in ([own] if own else []) + list(snippet.earlier_imports):
         if mod not in imports:
             imports.append(mod)
     for pattern, modules in CONTEXT_IMPORTS:

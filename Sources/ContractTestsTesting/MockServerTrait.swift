@@ -1,6 +1,6 @@
 import ContractTests
 import Foundation
-import Scenarios
+import MockCore
 import Testing
 
 /// The server of the running test, set by the `.mockServer(...)` trait.

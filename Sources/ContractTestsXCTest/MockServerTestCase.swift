@@ -1,6 +1,6 @@
 import ContractTests
 import Foundation
-import Scenarios
+import MockCore
 import XCTest
 
 /// An `XCTestCase` whose every test gets its own mock server on port 0, started in

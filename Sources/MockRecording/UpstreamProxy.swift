@@ -1,7 +1,7 @@
 import Foundation
 import Logging
+import MockCore
 import MockServer
-import Scenarios
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

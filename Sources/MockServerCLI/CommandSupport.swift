@@ -2,8 +2,8 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Logging
+import MockCore
 import MockServer
-import Scenarios
 
 // What the `mock-server` and `mock-server-record` commands share.
 

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
+import MockCore
 import MockServer
-import Scenarios
 
 /// Between swift-http-types' messages and the engine's: the request as a socket would
 /// carry it, the response head as URLSession reports it, and redirects as URLSession

@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
+import MockCore
 import MockServer
 import OpenAPIRuntime
-import Scenarios
 
 /// A `ClientTransport` for a client made by Apple's swift-openapi-generator that answers
 /// from a `MockEngine` in process: no sockets, no `URLSession`.

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// A response body as a socket delivers it: `pacing.chunkSize` bytes, then a pause of
 /// `pacing.interval` on the transport's clock, and so on; then `failure` if the

@@ -1,8 +1,8 @@
+import MockCore
 import MockServer
 import NIOCore
 import NIOSSL
 import NIOTLS
-import Scenarios
 
 /// Sits before the TLS handler and sees the raw bytes of a new HTTPS connection: it
 /// carries out the handshake faults that are not a certificate (a reset, a slow

@@ -1,8 +1,8 @@
 import Foundation
+import MockCore
 import MockServer
 import NIOCore
 import NIOSSL
-import Scenarios
 
 /// How a server speaks HTTPS: where its CA lives, the extra names its certificate
 /// covers, and whether it serves plain HTTP beside it.

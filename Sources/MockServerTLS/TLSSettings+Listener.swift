@@ -1,10 +1,10 @@
 import Foundation
+import MockCore
 import MockServer
 import NIOCore
 import NIOHTTP2
 import NIOSSL
 import NIOTLS
-import Scenarios
 
 /// The HTTPS layer `MockHTTPServer` puts before HTTP on each connection of an HTTPS port:
 /// the handshake gate (a scenario's TLS fault), the TLS handler with this start's

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// A loaded OpenAPI document, read once and shared by every engine that serves it: the
 /// document as OpenAPI 3.1 JSON, its operations, where they are served, and what the mock

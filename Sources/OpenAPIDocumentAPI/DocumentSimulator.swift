@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// A document API as one engine serves it: every operation's route under each base
 /// path, answered from the document, checked against it with `--strict`, and kept as

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// An API served from its OpenAPI document (3.0, 3.1 or 3.2, or Swagger 2.0; YAML or JSON;
 /// `$ref`s to any number of local files, read relative to the file that names them).

@@ -1,8 +1,8 @@
 import ContractTests
 import ContractTestsTesting
 import Foundation
+import MockCore
 import OpenAPIDocumentAPI
-import Scenarios
 import Testing
 
 extension Trait where Self == MockServerTrait {

@@ -1,7 +1,7 @@
-import ContractTests
+import ContractHarness
 import Foundation
+import MockCore
 import OpenAPIDocumentAPI
-import Scenarios
 
 extension OpenAPIContract {
     /// The call's requests reach the operation's route and keep the document. The mock

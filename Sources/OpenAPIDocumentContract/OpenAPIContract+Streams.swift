@@ -1,7 +1,7 @@
-import ContractTests
+import ContractHarness
 import Foundation
+import MockCore
 import OpenAPIDocumentAPI
-import Scenarios
 
 extension OpenAPIContract {
     /// How the client opens one documented event stream, and whether it resumes it.

@@ -1,7 +1,7 @@
-import ContractTests
+import ContractHarness
 import Foundation
+import MockCore
 import OpenAPIDocumentAPI
-import Scenarios
 
 /// A contract suite for a client of your own API, made from the API's OpenAPI document.
 ///

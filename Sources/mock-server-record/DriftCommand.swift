@@ -1,6 +1,6 @@
 import ArgumentParser
+import BuiltInDrift
 import Foundation
-import MockRecording
 import MockServerCLI
 
 /// `mock-server drift`: is the mock still shaped like the real server?
@@ -21,7 +21,7 @@ struct DriftCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The real server, e.g. http://localhost:8080 or https://example.com.", valueName: "url"))
     var upstream: String
 
-    @Option(help: "Which API: restaurant or openmarket.")
+    @Option(help: ArgumentHelp("Which API: \(DriftCheck.API.allCases.map(\.rawValue).joined(separator: " or "))."))
     var api: DriftCheck.API
 
     @Option(help: ArgumentHelp("The variant the upstream should match (default: compare with the closest).", valueName: "name"))
@@ -47,7 +47,7 @@ struct DriftCommand: AsyncParsableCommand {
     func validate() throws {
         guard upstreamURL != nil else { throw ValidationError("--upstream must be an http:// or https:// URL with a host and no query") }
         guard (identifier == nil) == (password == nil) else { throw ValidationError("--identifier and --password go together") }
-        guard identifier == nil || api == .openmarket else { throw ValidationError("--identifier and --password are for --api openmarket") }
+        guard identifier == nil || api == .openmarket else { throw ValidationError("--identifier and --password are for --api \(DriftCheck.API.openmarket.rawValue)") }
         if let variant {
             let names = api.variantNames
             guard names.contains(variant) else { throw ValidationError("--variant \(variant) is not a \(api.rawValue) variant; choose from: \(names.joined(separator: ", "))") }

@@ -1,10 +1,11 @@
 import ArgumentParser
+import BuiltInMockAPIs
 import Foundation
+import MockCore
 import MockFixtures
 import MockRecording
 import MockServer
 import MockServerCLI
-import Scenarios
 
 /// `mock-server proxy --upstream URL --scenario NAME`: a chaos proxy in front of a real
 /// server (the recorder's proxy without recording).

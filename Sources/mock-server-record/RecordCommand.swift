@@ -1,9 +1,10 @@
 import ArgumentParser
+import BuiltInMockAPIs
 import Foundation
+import MockCore
 import MockRecording
 import MockServer
 import MockServerCLI
-import Scenarios
 
 /// `mock-server-record [record options]`, `mock-server-record drift [drift options]`,
 /// `mock-server-record proxy [proxy options]` or `mock-server-record pact [pact options]`

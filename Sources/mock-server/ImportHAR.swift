@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
+import MockCore
 import MockServer
 import MockServerCLI
-import Scenarios
 
 /// `mock-server import-har FILE.har`: a capture from Proxyman, Charles, Safari, Chrome or
 /// mitmproxy becomes what `record` writes, a replay scenario with its bodies as fixtures.

@@ -1,6 +1,6 @@
 import ArgumentParser
+import MockCore
 import MockServerCLI
-import Scenarios
 
 /// The entry point. `mock-server` with only plain serve options (what scripts, CI jobs and
 /// the benchmark run) is read by `ServeSettings(quick:)`; everything else — help,

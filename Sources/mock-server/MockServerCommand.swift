@@ -1,15 +1,16 @@
 import ArgumentParser
+import BuiltInMockAPIs
 import Foundation
 import Logging
+import MockCore
 import MockFixtures
 import MockServer
 import MockServerCLI
-import Scenarios
 
 struct MockServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mock-server",
-        abstract: "A scenario-driven fake server for the Restaurant (OrderApp) and Open Market APIs.",
+        abstract: "A scenario-driven fake server for the built-in APIs (\(BuiltInAPIs.all.map(\.name).joined(separator: ", "))) and APIs of your own OpenAPI documents.",
         discussion: """
             With no subcommand, serves the built-in fixtures on http://127.0.0.1:8080.
             Exit status: 0 after a clean stop (SIGINT/SIGTERM), 1 when the server cannot \
@@ -22,7 +23,7 @@ struct MockServerCommand: AsyncParsableCommand {
 
 /// Options every subcommand that loads fixtures shares.
 struct FixtureOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("A folder with restaurant/ and/or openmarket/ fixture sets. Default: the built-in fixtures.", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("A folder with \(BuiltInAPIs.all.map { $0.name + "/" }.joined(separator: " and/or ")) fixture sets. Default: the built-in fixtures.", valueName: "dir"))
     var fixtures: String?
 
     @Option(name: .long, help: ArgumentHelp("An API variant to play; repeat for several. One of: \(VariantSelection.names().joined(separator: ", ")). Default: original.", valueName: "name"))

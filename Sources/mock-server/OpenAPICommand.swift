@@ -1,8 +1,9 @@
 import ArgumentParser
+import BuiltInMockAPIs
 import Foundation
+import MockCore
 import MockServer
 import MockServerCLI
-import Scenarios
 
 /// `mock-server openapi`: the OpenAPI document a server with these options serves at
 /// `/__admin/openapi/{api}`, printed with sorted keys and one value per line, so it can be

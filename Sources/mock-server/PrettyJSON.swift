@@ -1,4 +1,4 @@
-import Scenarios
+import MockCore
 
 /// JSON written the same way on every platform and Foundation version: keys sorted by
 /// their UTF-8 bytes, two-space indents, one member or element per line, `/` unescaped,

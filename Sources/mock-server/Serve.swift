@@ -1,14 +1,15 @@
 import ArgumentParser
+import BuiltInMockAPIs
 import Dispatch
 import Foundation
 import Logging
+import MockCore
 import MockServer
 import MockServerCLI
 import MockServerTLS
 import NIOCore
 import NIOPosix
 import OpenAPIDocumentAPI
-import Scenarios
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

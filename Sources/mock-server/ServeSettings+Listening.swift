@@ -1,7 +1,8 @@
+import BuiltInMockAPIs
 import Foundation
+import MockCore
 import MockServer
 import MockServerTLS
-import Scenarios
 
 /// How the `serve` settings name hosts and listen: `--map`, TLS and the forward proxy.
 extension ServeSettings {

@@ -1,13 +1,14 @@
 import ArgumentParser
+import BuiltInMockAPIs
 import Foundation
+import MockCore
 import MockServerCLI
 import OpenAPIDocumentAPI
-import Scenarios
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check scenario files, fixture folders and OpenAPI documents; report every problem with file, JSON path and reason.",
-        discussion: "A path may be a scenario file, a fixture folder (holding a folder per API: restaurant/, openmarket/), a fixture file inside one, or an OpenAPI document for --api (a YAML file, or JSON with an \"openapi\" or \"swagger\" key). What the mock repairs, skips or does not serve of a document is printed as warnings, each with its file and JSON pointer; the document is refused only when nothing in it can be served. With --strict any such problem, and anything OpenAPIKit finds, refuses it: for the CI of the document itself. Exit status 0 when all are valid, 2 otherwise.")
+        discussion: "A path may be a scenario file, a fixture folder (holding a folder per API: \(BuiltInAPIs.all.map { $0.name + "/" }.joined(separator: ", "))), a fixture file inside one, or an OpenAPI document for --api (a YAML file, or JSON with an \"openapi\" or \"swagger\" key). What the mock repairs, skips or does not serve of a document is printed as warnings, each with its file and JSON pointer; the document is refused only when nothing in it can be served. With --strict any such problem, and anything OpenAPIKit finds, refuses it: for the CI of the document itself. Exit status 0 when all are valid, 2 otherwise.")
 
     @Argument(help: ArgumentHelp("Files or folders to check.", valueName: "path"))
     var paths: [String]

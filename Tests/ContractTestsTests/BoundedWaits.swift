@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// Waits for what another task does, each bounded: a test whose awaited event never
 /// comes fails with `TimedOut` (the run goes on) instead of hanging the run. The bound is

@@ -1,6 +1,8 @@
-@testable import ContractTests
+@testable import BuiltInContracts
+@testable import ContractHarness
 import Foundation
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import TestSupport
 import Testing
 #if canImport(FoundationNetworking)

@@ -1,6 +1,8 @@
-@testable import ContractTests
+@testable import BuiltInContracts
+@testable import ContractHarness
 import Foundation
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import Testing
 
 /// How failures explain themselves: pure functions over an error and a body (#13).

@@ -4,7 +4,8 @@ import ContractTestsXCTest
 import Foundation
 import MockFixtures
 import MockServer
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import Testing
 import TestSupport
 #if canImport(FoundationNetworking)

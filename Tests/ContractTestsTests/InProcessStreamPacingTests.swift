@@ -1,6 +1,6 @@
-@testable import ContractTests
+@testable import ContractHarness
 import Foundation
-import Scenarios
+import MockCore
 import Testing
 
 /// A throttled event stream in process: each write handed over in pieces of the pacing's

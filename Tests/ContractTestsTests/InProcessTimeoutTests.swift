@@ -1,7 +1,8 @@
 import ContractTests
 import Foundation
 import MockFixtures
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,7 +1,8 @@
-@testable import ContractTests
+@testable import ContractHarness
 import Foundation
 import MockFixtures
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import TestSupport
 import Testing
 #if canImport(FoundationNetworking)

@@ -1,6 +1,7 @@
 import ContractTests
 import Foundation
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

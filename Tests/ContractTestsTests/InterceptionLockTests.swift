@@ -1,7 +1,7 @@
-@testable import ContractTests
+@testable import ContractHarness
 import ContractTestsTesting
 import Foundation
-import Scenarios
+import MockCore
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,7 +1,8 @@
-@testable import ContractTests
+@testable import ContractHarness
 import ContractTestsTesting
 import Foundation
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking

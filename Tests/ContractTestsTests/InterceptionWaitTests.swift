@@ -1,6 +1,6 @@
-@testable import ContractTests
+@testable import ContractHarness
 import Foundation
-import Scenarios
+import MockCore
 import Testing
 
 /// A wait for a host ends: when its task is cancelled, and at once when it could never

@@ -1,6 +1,7 @@
 import ContractTests
 import Foundation
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import TestSupport
 import Testing
 

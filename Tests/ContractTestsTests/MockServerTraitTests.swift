@@ -1,7 +1,7 @@
 import ContractTests
 import ContractTestsTesting
 import Foundation
-import Scenarios
+import MockCore
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -2,7 +2,7 @@ import ContractTests
 import Foundation
 import MockFixtures
 import MockServerTLS
-import Scenarios
+import MockCore
 import TestSupport
 import Testing
 

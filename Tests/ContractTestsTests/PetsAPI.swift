@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// A third API, as a user adds their own: this one file, and `apis: [PetsAPI()]` where a
 /// server is made. Pets are listed, read and created; the ones created are its state.

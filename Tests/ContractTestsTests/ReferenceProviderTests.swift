@@ -2,7 +2,8 @@ import ContractTests
 import Foundation
 import MockFixtures
 import MockServerTLS
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import TestSupport
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

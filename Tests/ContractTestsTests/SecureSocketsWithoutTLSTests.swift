@@ -1,6 +1,8 @@
-@testable import ContractTests
+@testable import BuiltInContracts
+@testable import ContractHarness
 import MockFixtures
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import Testing
 
 /// `.secureSockets` with no HTTPS to serve with (`SuiteConfiguration.tls` nil): the

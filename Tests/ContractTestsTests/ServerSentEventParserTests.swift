@@ -1,6 +1,6 @@
 import ContractTests
 import Foundation
-import Scenarios
+import MockCore
 import Testing
 
 /// The reference client's parser against the WHATWG rules, whatever the chunks.

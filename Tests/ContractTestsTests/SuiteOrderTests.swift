@@ -1,7 +1,7 @@
 import ContractTests
 import Foundation
 import MockFixtures
-import Scenarios
+import MockCore
 import Testing
 
 /// A suite starts the checks that wait on the clock (a hang, a delay) before the others,

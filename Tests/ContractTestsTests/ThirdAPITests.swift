@@ -2,7 +2,8 @@ import ContractTests
 import ContractTestsTesting
 import Foundation
 import MockFixtures
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,8 +1,10 @@
-@testable import ContractTests
+@testable import BuiltInContracts
+@testable import ContractHarness
 import ContractTestsXCTest
 import Foundation
 import Logging
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import TestSupport
 import Testing
 #if canImport(FoundationNetworking)

@@ -1,8 +1,9 @@
-@testable import ContractTests
+@testable import ContractHarness
 import Foundation
 import MockFixtures
 import MockServerTLS
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import Testing
 import TestSupport
 #if canImport(FoundationNetworking)

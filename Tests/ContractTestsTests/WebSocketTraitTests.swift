@@ -1,7 +1,7 @@
 import ContractTests
 import ContractTestsTesting
 import Foundation
-import Scenarios
+import MockCore
 import Testing
 
 /// The trait's server answers `URLSessionWebSocketTask`, and the test drives the socket

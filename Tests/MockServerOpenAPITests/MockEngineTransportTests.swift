@@ -4,7 +4,8 @@ import MockFixtures
 import MockServer
 import MockServerOpenAPI
 import OpenAPIRuntime
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import TestSupport
 import Testing
 

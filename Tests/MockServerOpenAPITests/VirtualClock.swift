@@ -1,4 +1,4 @@
-import Scenarios
+import MockCore
 
 /// A clock whose sleeps return at once and move its time forward: delays are exact and
 /// cost nothing. `slept` is the total time asked for.

@@ -1,7 +1,7 @@
 import Foundation
 import MockServer
 import NIOCore
-import Scenarios
+import MockCore
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking

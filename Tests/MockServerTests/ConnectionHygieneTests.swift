@@ -2,7 +2,7 @@ import Foundation
 @testable import MockServer
 import MockServerTLS
 import NIOCore
-import Scenarios
+import MockCore
 import TestSupport
 import Testing
 #if canImport(FoundationNetworking)

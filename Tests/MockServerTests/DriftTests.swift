@@ -1,6 +1,7 @@
 import Foundation
 import MockRecording
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import TestSupport
 import Testing
 

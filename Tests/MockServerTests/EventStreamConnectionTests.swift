@@ -3,7 +3,7 @@ import MockFixtures
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
-import Scenarios
+import MockCore
 import Testing
 @_spi(Fuzzing) @testable import MockServer
 

@@ -5,7 +5,7 @@ import MockServerTLS
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import Scenarios
+import MockCore
 import Testing
 import TestSupport
 #if canImport(FoundationNetworking)

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking

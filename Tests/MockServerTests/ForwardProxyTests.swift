@@ -2,7 +2,8 @@ import Foundation
 import MockFixtures
 import MockServer
 import MockServerTLS
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import TestSupport
 import Testing
 #if canImport(FoundationNetworking)

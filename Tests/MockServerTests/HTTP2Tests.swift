@@ -1,7 +1,7 @@
 import Foundation
 import MockServer
 import MockServerTLS
-import Scenarios
+import MockCore
 import TestSupport
 import Testing
 

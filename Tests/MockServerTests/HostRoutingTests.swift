@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import MockServer
-@testable import Scenarios
+@testable import MockCore
 
 /// Over the wire, the `Host` a client sends chooses the API: an API's own host (or one
 /// mapped to it) gets that API's paths alone, the mock's own address gets every API's.

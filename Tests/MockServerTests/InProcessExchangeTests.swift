@@ -1,6 +1,6 @@
 import Foundation
 import MockServer
-import Scenarios
+import MockCore
 import Testing
 
 /// The rules both in-process transports take from `InProcessExchange`, as a table.

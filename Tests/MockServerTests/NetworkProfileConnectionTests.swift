@@ -1,6 +1,7 @@
 import Foundation
 import MockServer
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking

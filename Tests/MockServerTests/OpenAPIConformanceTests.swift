@@ -1,5 +1,6 @@
 import Foundation
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import TestSupport
 import Testing
 #if canImport(FoundationNetworking)

@@ -1,6 +1,7 @@
 import Foundation
 import OpenAPIKit
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import Testing
 
 /// The served documents are valid OpenAPI 3.1 to a real OpenAPI library: OpenAPIKit

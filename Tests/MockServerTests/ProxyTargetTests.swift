@@ -1,6 +1,6 @@
 import Testing
 @_spi(Fuzzing) @testable import MockServer
-import Scenarios
+import MockCore
 
 /// `ProxyTarget` as a value: what parses, what it parses to, and the round trip through
 /// `authority` that the proxy relies on when it names a target in a reason or a `Host`.

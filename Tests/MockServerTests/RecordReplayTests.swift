@@ -2,7 +2,8 @@ import Foundation
 import MockFixtures
 import MockRecording
 import MockServer
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking

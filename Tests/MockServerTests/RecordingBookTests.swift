@@ -1,6 +1,6 @@
 import Foundation
 import MockServer
-import Scenarios
+import MockCore
 import Testing
 
 /// How exchanges become a replay scenario (pure logic; the socket round trip is in

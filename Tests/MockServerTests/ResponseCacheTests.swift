@@ -1,6 +1,6 @@
 import Foundation
 import NIOCore
-import Scenarios
+import MockCore
 import Testing
 @testable import MockServer
 

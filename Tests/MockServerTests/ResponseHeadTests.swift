@@ -1,5 +1,5 @@
 import NIOCore
-import Scenarios
+import MockCore
 import Testing
 @testable import MockServer
 

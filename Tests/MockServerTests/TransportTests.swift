@@ -1,6 +1,6 @@
 import Foundation
 import MockServer
-import Scenarios
+import MockCore
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -2,7 +2,8 @@ import Foundation
 import Logging
 import MockFixtures
 import MockServer
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import TestSupport
 import Testing
 

@@ -5,7 +5,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import NIOWebSocket
-import Scenarios
+import MockCore
 import TestSupport
 import Testing
 

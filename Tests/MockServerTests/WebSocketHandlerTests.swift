@@ -1,7 +1,7 @@
 import Foundation
 import NIOCore
 import NIOEmbedded
-import Scenarios
+import MockCore
 import Testing
 @_spi(Fuzzing) @testable import MockServer
 

@@ -1,6 +1,6 @@
 import Foundation
 @testable import OpenAPIDocumentAPI
-import Scenarios
+import MockCore
 import Testing
 
 /// State keeps the document's own shapes: wrapped bodies are unwrapped to store and

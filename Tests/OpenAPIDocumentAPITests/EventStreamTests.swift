@@ -1,7 +1,8 @@
 import Foundation
 import MockFixtures
 @testable import OpenAPIDocumentAPI
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import Testing
 
 /// A documented `text/event-stream` answer is played as Server-Sent Events: chosen by the

@@ -5,7 +5,7 @@ import MockFixtures
 @testable import OpenAPIDocumentAPI
 import OpenAPIDocumentAPITesting
 import OpenAPIDocumentContract
-import Scenarios
+import MockCore
 import Testing
 import TestSupport
 #if canImport(FoundationNetworking)

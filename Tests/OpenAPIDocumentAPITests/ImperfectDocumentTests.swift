@@ -1,7 +1,8 @@
 import Foundation
 import MockFixtures
 @testable import OpenAPIDocumentAPI
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import Testing
 
 /// Real documents are imperfect: the mock repairs their common mistakes, skips what

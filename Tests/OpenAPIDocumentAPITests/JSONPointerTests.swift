@@ -1,5 +1,5 @@
 @testable import OpenAPIDocumentAPI
-import Scenarios
+import MockCore
 import Testing
 
 /// Notes name places with RFC 6901 pointers: `~` and `/` in a key are escaped, and a

@@ -1,6 +1,6 @@
 import Foundation
 @testable import OpenAPIDocumentAPI
-import Scenarios
+import MockCore
 import Testing
 
 /// Documents are read as OpenAPI 3.0 or 3.1, YAML or JSON, with their external `$ref`s;

@@ -3,7 +3,7 @@ import ContractTestsTesting
 import Foundation
 import OpenAPIDocumentAPI
 import OpenAPIDocumentAPITesting
-import Scenarios
+import MockCore
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking

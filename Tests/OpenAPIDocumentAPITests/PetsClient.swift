@@ -1,6 +1,6 @@
 import ContractTests
 import Foundation
-import Scenarios
+import MockCore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

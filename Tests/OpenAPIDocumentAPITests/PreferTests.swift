@@ -1,6 +1,6 @@
 import Foundation
 @testable import OpenAPIDocumentAPI
-import Scenarios
+import MockCore
 import Testing
 
 /// The `Prefer` header as the document API reads it, and as `DocumentedAnswer.prefer`

@@ -1,7 +1,8 @@
 import Foundation
 import MockFixtures
 import OpenAPIDocumentAPI
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import Testing
 
 /// An operation that asks for credentials answers 401 without them, as its server would.

@@ -1,6 +1,7 @@
 import Foundation
 @testable import OpenAPIDocumentAPI
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import Testing
 
 /// A document split into thousands of files is read whole: bounded by the bytes it reads

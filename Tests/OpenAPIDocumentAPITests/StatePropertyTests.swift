@@ -1,6 +1,6 @@
 import Foundation
 @testable import OpenAPIDocumentAPI
-import Scenarios
+import MockCore
 import Testing
 
 /// Every stateful answer is valid against its operation's response schema: random valid

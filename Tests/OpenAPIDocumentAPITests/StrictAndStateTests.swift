@@ -1,6 +1,6 @@
 import Foundation
 @testable import OpenAPIDocumentAPI
-import Scenarios
+import MockCore
 import Testing
 
 /// `--strict` answers requests that break the document with 400 or 422 naming the

@@ -1,6 +1,6 @@
 import Foundation
 @testable import OpenAPIDocumentAPI
-import Scenarios
+import MockCore
 import Testing
 
 /// With `--strict` every body media type an operation declares is checked (JSON, forms,

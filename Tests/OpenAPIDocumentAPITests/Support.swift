@@ -1,7 +1,8 @@
 import Foundation
 import MockFixtures
 @testable import OpenAPIDocumentAPI
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 
 /// The test documents (`Documents/`), and engines serving them.
 enum Documents {

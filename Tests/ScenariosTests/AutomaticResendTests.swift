@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 import Testing
 
 /// `AutomaticResend` tells a client's own resend after a reset on a reused connection

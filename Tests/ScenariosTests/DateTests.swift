@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Scenarios
+@testable import BuiltInMockAPIs
+@testable import MockCore
 
 @Suite struct DateTests {
     @Test(arguments: [

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 import Testing
 
 /// The byte-level request parsing that replaced Foundation string calls on the hot path.

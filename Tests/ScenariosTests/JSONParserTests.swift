@@ -1,6 +1,6 @@
 import Foundation
 import MockFixtures
-import Scenarios
+import MockCore
 import Testing
 
 /// `JSONValue(parsing:)` walks bytes itself; it must agree with Foundation on every

@@ -1,7 +1,8 @@
 import Foundation
 import MockFixtures
 import Testing
-@testable import Scenarios
+@testable import BuiltInMockAPIs
+@testable import MockCore
 
 /// A journal entry's OpenAPI violations (#23) are the same whether they were found as the
 /// request arrived or from the kept request when first asked for (#24): an entry that

@@ -1,7 +1,8 @@
 import Foundation
 import MockFixtures
 import Testing
-@testable import Scenarios
+@testable import BuiltInMockAPIs
+@testable import MockCore
 
 func makeRequest(_ method: String = "GET", _ uri: String, headers: HeaderFields = [:], body: String = "") -> MockRequest {
     MockRequest(method: method, uri: uri, headers: headers, body: Data(body.utf8), baseURL: "http://example.test:9")

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 import Testing
 
 /// The profiles as pure values: names, figures, parsing and the effect on an exchange.

@@ -1,5 +1,5 @@
 import Foundation
-@testable import Scenarios
+@testable import MockCore
 import Testing
 
 /// `PactExport` writes the journal as a Pact (#23): V4 and V3 shapes, one interaction per

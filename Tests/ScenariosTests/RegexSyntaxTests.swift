@@ -1,5 +1,5 @@
 import Foundation
-@testable import Scenarios
+@testable import MockCore
 import Testing
 
 /// `RegexSyntax` spares a scenario file's load the compile of a plainly valid pattern; it

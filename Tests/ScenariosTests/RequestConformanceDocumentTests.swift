@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 import Testing
 
 /// What documents other than the shipped ones use: a `servers` path, parameters by

@@ -1,5 +1,6 @@
 import Foundation
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import Testing
 
 /// `RequestConformance` judges a request against the OpenAPI documents the mock serves

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Scenarios
+@testable import MockCore
 
 /// Templated stubs answer from the request, in WireMock's words.
 @Suite struct ResponseTemplateTests {

@@ -1,7 +1,8 @@
 import Foundation
 import MockFixtures
 import Testing
-@testable import Scenarios
+@testable import BuiltInMockAPIs
+@testable import MockCore
 
 @Suite struct RestaurantOrderTests {
     static let known = [1: 20, 2: 30, 5: 5]

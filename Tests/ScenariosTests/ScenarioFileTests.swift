@@ -1,7 +1,8 @@
 import Foundation
 import MockFixtures
 import Testing
-@testable import Scenarios
+@testable import BuiltInMockAPIs
+@testable import MockCore
 
 @Suite struct ScenarioFileTests {
     @Test func fileAndSwiftAPIBuildTheSameValue() throws {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Scenarios
+@testable import MockCore
 
 @Suite struct LatencyTests {
     @Test func fixedIsExact() {

@@ -1,5 +1,5 @@
 import Foundation
-@testable import Scenarios
+@testable import MockCore
 import Testing
 
 /// `SchemaValidator`'s three answers agree: `problems` names every problem in key order,

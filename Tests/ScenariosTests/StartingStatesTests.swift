@@ -1,7 +1,8 @@
 import Foundation
 import MockFixtures
 import Testing
-@testable import Scenarios
+@testable import BuiltInMockAPIs
+@testable import MockCore
 
 /// Engines sharing one `Preloaded` (a server per test) make the Restaurant's bodies and
 /// the Open Market's starting catalogue once (`StartingStates`), and each still starts

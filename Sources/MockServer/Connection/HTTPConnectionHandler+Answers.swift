@@ -1,7 +1,7 @@
 import Foundation
+import MockCore
 import NIOCore
 import NIOHTTP1
-import Scenarios
 
 /// Playing a plan on the wire: its delay on the event loop's `DelayQueue` (never a
 /// sleeping thread), then the answer through the connection's `ResponseWriter`: whole,

@@ -1,7 +1,7 @@
 import Foundation
+import MockCore
 import NIOCore
 import NIOHTTP1
-import Scenarios
 
 /// A scripted event stream on the wire: the head (open-ended: HTTP/1.1 chunked, HTTP/2
 /// DATA frames), then each step of an `EventStreamPlayer` when it is due on the event

@@ -1,7 +1,7 @@
 import Foundation
+import MockCore
 import NIOCore
 import NIOHTTP1
-import Scenarios
 
 /// What the transport refuses before the engine sees a request (malformed, too large,
 /// too slow), what a leaving client left behind, and a stopping server's request.

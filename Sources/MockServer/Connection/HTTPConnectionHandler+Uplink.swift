@@ -1,7 +1,8 @@
 import Foundation
+import MockAdmin
+import MockCore
 import NIOCore
 import NIOHTTP1
-import Scenarios
 
 /// The uplink of a network profile: a request body is read no faster than the profile
 /// carries it. Reads are held while the body is ahead of its schedule (TCP's own flow

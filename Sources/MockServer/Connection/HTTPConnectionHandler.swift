@@ -1,9 +1,10 @@
 import Foundation
 import Logging
+import MockAdmin
+import MockCore
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
-import Scenarios
 
 /// One HTTP/1.1 connection, or one HTTP/2 stream: feeds what the channel tells it to its
 /// `ConnectionStateMachine` and carries out the actions that come back. A complete request

@@ -1,7 +1,7 @@
 import Foundation
+import MockCore
 import NIOCore
 import NIOHTTP1
-import Scenarios
 
 /// How a connection's answers go on the wire: HTTP/1.1 bytes (`HTTP1ResponseWriter`) or an
 /// HTTP/2 stream's frames (`MockServerTLS`'s writer). The connection handler decides what

@@ -1,5 +1,6 @@
 import Foundation
-import Scenarios
+import MockAdmin
+import MockCore
 
 /// The rules every in-process transport shares (the `URLProtocol` of the contract harness,
 /// the swift-openapi-runtime transport): how the engine is asked, what the client sees of

@@ -1,6 +1,6 @@
 import Foundation
+import MockCore
 import NIOCore
-import Scenarios
 
 /// A forward proxy beside the server: a port of its own that takes what a client configured
 /// with an HTTP proxy sends (absolute-form requests, `CONNECT` tunnels), so an app keeps its
@@ -55,9 +55,6 @@ public struct ForwardProxy: Sendable {
 
     /// The hosts `engine` answers to by name (lower case): its APIs' hosts and its host map.
     public static func mappedHosts(of engine: MockEngine) -> [String] {
-        var seen = Set<String>()
-        let configuration = engine.configuration
-        let names = configuration.apis.flatMap(\.hosts) + configuration.hostMap.keys.sorted()
-        return names.map { $0.lowercased() }.filter { seen.insert($0).inserted }
+        MappedHosts.of(engine)
     }
 }

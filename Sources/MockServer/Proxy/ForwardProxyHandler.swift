@@ -1,8 +1,8 @@
 import Foundation
+import MockCore
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import Scenarios
 
 /// The proxy port's handler, between NIO's request decoder and the HTTP handler: requests
 /// the server answers (origin-form, or absolute-form to a host the mock answers) go on to

@@ -1,6 +1,6 @@
 import Foundation
+import MockCore
 import NIOCore
-import Scenarios
 
 /// The proxy port's rules and what its tunnels need, shared by all its connections.
 final class ProxyContext: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
+import MockCore
 import NIOCore
-import Scenarios
 
 /// The first handler of a tunnel to a mapped host: its first byte says what the client
 /// speaks. A TLS handshake record (0x16) gets the `SecureListener`'s interception (a

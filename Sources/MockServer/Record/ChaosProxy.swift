@@ -1,4 +1,4 @@
-import Scenarios
+import MockCore
 
 /// A chaos proxy: a server whose source is a real server. Give `MockHTTPServer` an
 /// upstream (`proxy:`) and its pipeline plays the engine's scenarios over the upstream's

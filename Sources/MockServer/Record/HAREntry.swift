@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// One HAR entry as read, checked field by field: every problem is reported on the reader
 /// with the entry's JSON path (`$.log.entries[3].response.content.text`).

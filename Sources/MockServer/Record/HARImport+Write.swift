@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 extension HARImport {
     /// Writes `capture` as `record` writes a recording — `DIR/scenarios/NAME.json` and the

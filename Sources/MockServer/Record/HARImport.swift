@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// Turns an HTTP Archive (HAR 1.2, as Proxyman, Charles, Safari, Chrome and mitmproxy's
 /// `hardump` export it) into the exchanges `record` would have made of the same traffic,

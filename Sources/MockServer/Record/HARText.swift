@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// Text-level helpers of the HAR import.
 enum HARText {

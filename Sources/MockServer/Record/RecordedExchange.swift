@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// One request the recorder forwarded and what the upstream answered, ready to be
 /// written as fixtures: the body has `{{baseURL}}` where the upstream's own address was.

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// Writes a recording as it grows: `DIR/scenarios/NAME.json` (a scenario that replays
 /// it) and the bodies under `DIR/scenarios/NAME/`. After every exchange both are on

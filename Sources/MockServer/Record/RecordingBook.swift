@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// Turns recorded exchanges into a scenario (format v1): one rule per distinct request —
 /// method, path, query, JSON body and the headers asked for — answering with that

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// Credentials a capture should not carry into fixtures: the values are replaced by
 /// `REDACTED`, in place, and everything around them is kept byte for byte (a JSON body is

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import Scenarios
+import MockCore
 
 /// `--watch`: notices when fixture or scenario files change and reloads them. A broken
 /// file is reported (file, JSON path, reason) and the last good version keeps serving.

@@ -1,6 +1,6 @@
 import Logging
+import MockCore
 import NIOCore
-import Scenarios
 
 /// What the connections of every port of one server share, and how a connection's HTTP
 /// handlers are put together: the server's port, its HTTPS port and its proxy port all

@@ -1,9 +1,10 @@
 import Foundation
 import Logging
+import MockAdmin
+import MockCore
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import Scenarios
 
 /// A real HTTP/1.1 server on SwiftNIO that answers with an engine's plans. HTTPS (and
 /// HTTP/2 over it) comes from a `SecureTransport` in its configuration: `MockServerTLS`'s

@@ -1,6 +1,6 @@
+import MockCore
 import NIOCore
 import NIOPosix
-import Scenarios
 
 /// Event loops for servers that start and stop within a test run (`TestMockServer`, each
 /// contract check's server): a live server gets a loop no other live server uses while

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import Scenarios
+import MockCore
 
 /// What the request handlers of one connection share and never change: the connection's
 /// one handler on HTTP/1.1, and on HTTP/2 every stream's, where a handler is made and freed

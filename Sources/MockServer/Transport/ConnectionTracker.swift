@@ -1,5 +1,5 @@
+import MockCore
 import NIOCore
-import Scenarios
 
 /// Knows every open connection so a stopping server can close them all.
 ///

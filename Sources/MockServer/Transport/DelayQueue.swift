@@ -1,5 +1,5 @@
+import MockCore
 import NIOCore
-import Scenarios
 
 /// The delayed responses of one event loop, in deadline order, behind one NIO timer armed
 /// for the earliest.

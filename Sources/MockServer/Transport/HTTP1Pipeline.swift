@@ -1,7 +1,8 @@
 import Logging
+import MockAdmin
+import MockCore
 import NIOCore
 import NIOHTTP1
-import Scenarios
 
 /// The handlers of one HTTP/1.1 connection (after the TLS handler on an HTTPS one): the
 /// clock watches bytes (deadlines, head size); NIO's decoder parses requests; on the proxy

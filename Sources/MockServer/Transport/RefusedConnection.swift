@@ -1,5 +1,5 @@
+import MockCore
 import NIOCore
-import Scenarios
 
 /// Answers a connection past `maxConnections`: a 503 with a JSON body that says why, then
 /// closes. What the client sends meanwhile is read and dropped (closing with unread bytes

@@ -1,6 +1,6 @@
 import Foundation
+import MockCore
 import NIOCore
-import Scenarios
 
 /// Whole answers of one event loop, encoded once and written again as they are while a
 /// plan brings the same header list and the same body bytes: HTTP/1.1 bytes (head and

@@ -1,6 +1,6 @@
+import MockCore
 import NIOCore
 import NIOHTTP1
-import Scenarios
 
 /// The bytes of an HTTP/1.1 response head, written straight into the buffer that also
 /// carries the body, so a whole response leaves in one write. Used instead of NIO's

@@ -1,6 +1,6 @@
+import MockCore
 import NIOCore
 import NIOHTTP1
-import Scenarios
 
 /// How the handler of one stream of a multiplexed connection (an HTTP/2 stream) reads its
 /// request, and (as its `ResponseWriter`) writes its answer: the connection's framing,

@@ -1,8 +1,8 @@
 import Foundation
+import MockCore
 import NIOCore
 import NIOHTTP1
 import NIOWebSocket
-import Scenarios
 
 /// The upgrade to a WebSocket (RFC 6455 §4.2.2) on an HTTP/1.1 connection, when the
 /// engine's plan accepts one (101 with `ResponsePlan.webSocket`): the 101 with its

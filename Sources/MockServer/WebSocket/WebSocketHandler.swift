@@ -1,9 +1,9 @@
 import Foundation
 import Logging
+import MockCore
 import NIOCore
 import NIOFoundationCompat
 import NIOWebSocket
-import Scenarios
 
 /// One WebSocket, after the upgrade: the client's frames go through `WebSocketInbound`
 /// (RFC 6455's rules) to the plan's `WebSocketConversation`, whose actions this carries

@@ -1,7 +1,7 @@
 import Foundation
+import MockCore
 import NIOCore
 import NIOWebSocket
-import Scenarios
 
 /// A server's reading of a client's frames by the rules of RFC 6455, as a value: frames in
 /// (decoded by NIO's `WebSocketFrameDecoder`, which already refuses frames over the size

@@ -1,11 +1,11 @@
 import Foundation
+import MockCore
 import MockServer
 import NIOCore
 import NIOFoundationCompat
 import NIOHPACK
 import NIOHTTP1
 import NIOHTTP2
-import Scenarios
 
 /// Answering on an HTTP/2 stream: the connection handler writes the HEADERS and DATA
 /// frames made here (this is its `ResponseWriter`). The response's head is one HEADERS frame (ending the stream when there

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// Builds the documented answers of one engine's document API: the chosen response's
 /// example or a value made from its schema, its headers, and its media type.

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// The events of a documented `text/event-stream` answer, made from the document: its
 /// example when it has one, else values of its event schema. The stream is a plain

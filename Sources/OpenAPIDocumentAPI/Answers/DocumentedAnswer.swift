@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// One answer the document gives an operation, as a client can be made to meet it: the
 /// status a request asks for with `Prefer: code=`, and the example it names with

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// Makes a string matching a regular expression of the common kind (literals, `.`,
 /// classes `[a-z0-9_]` and `[^…]`, `\d \w \s`, groups with `|`, quantifiers `? * + {n}

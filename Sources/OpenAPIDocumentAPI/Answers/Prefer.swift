@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// What a request's `Prefer` header asks of a document API, as Prism reads it:
 /// `Prefer: code=404`, `Prefer: example=NAME`, `Prefer: dynamic=true`, or several of

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// Makes a value valid against a JSON Schema of an OpenAPI 3.1 document, drawing every
 /// choice from a seeded generator: the same seed and schema give the same value.

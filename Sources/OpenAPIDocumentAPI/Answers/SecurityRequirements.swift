@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// The credentials an operation asks for (its `security`, else the document's), checked
 /// for presence only: any bearer token, basic pair or API key is accepted. A request with

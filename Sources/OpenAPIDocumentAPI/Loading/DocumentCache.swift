@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// The documents this process has read, by file and modification time, so a test target
 /// whose every test serves the same document reads it once: each test's server after the

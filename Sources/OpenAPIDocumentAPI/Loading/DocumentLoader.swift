@@ -1,8 +1,8 @@
 import Foundation
+import MockCore
 import OpenAPIKit
 import OpenAPIKit30
 import OpenAPIKitCompat
-import Scenarios
 
 /// Reads an OpenAPI 3.0, 3.1 or 3.2 document, or a Swagger 2.0 one (YAML or JSON, `$ref`s
 /// across any number of local files), as one OpenAPI 3.1 document in JSON: what can be

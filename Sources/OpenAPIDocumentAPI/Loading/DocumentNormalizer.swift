@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// Reads an OpenAPI 3.0 or 3.1 document as OpenAPI 3.1, repairing the common mistakes of
 /// real documents on the way, each with a note naming its JSON pointer and what was done.

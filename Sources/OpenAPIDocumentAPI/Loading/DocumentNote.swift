@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// Something the mock did about a document while reading it, with where: a mistake it
 /// repaired, a part it skipped because it cannot be read, or a part it reads but does not

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 import Yams
 
 /// A document file's text as a JSON value: JSON read by the package's own strict parser,

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// RFC 6901 JSON pointers over JSON values.
 enum JSONPointer {

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// Finds the operations and schemas of a (bundled, normalized) document that cannot be
 /// read, so they are skipped and the rest served: an operation that is not an object, a

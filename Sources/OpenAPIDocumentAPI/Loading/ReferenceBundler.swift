@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// Makes one self-contained document of a document whose `$ref`s reach into other local
 /// files, however many: a schema in another file goes to `#/components/schemas` once and

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// A Swagger 2.0 document as OpenAPI 3.0, converted as swagger2openapi converts one:
 /// `host`, `basePath` and `schemes` become `servers`; `definitions`, `parameters`,

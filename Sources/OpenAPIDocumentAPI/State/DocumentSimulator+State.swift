@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 extension DocumentSimulator {
     /// The answer from the stored items for an operation of a collection: create, list,

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// How a body wraps the item it carries, as its schema says: not at all, in an object of
 /// one key (`{"article": {…}}`, `{"data": {…}}`), or as a JSON:API resource

@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// A collection the document's paths describe: a path that takes POST (`/pets`) and an
 /// item path one parameter below it (`/pets/{petId}`). Items created by POST are read,

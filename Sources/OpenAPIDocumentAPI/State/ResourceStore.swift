@@ -1,5 +1,5 @@
 import Foundation
-import Scenarios
+import MockCore
 
 /// The items created in one engine, by collection (the request's collection path, so
 /// `/owners/1/pets` and `/owners/2/pets` are two), in the order they were made.

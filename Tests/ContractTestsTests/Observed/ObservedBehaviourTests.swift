@@ -1,9 +1,10 @@
-@testable import ContractTests
+@testable import ContractHarness
 import Foundation
 import MockFixtures
 import MockServer
 import MockServerTLS
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import Testing
 import TestSupport
 import XCTest

@@ -4,7 +4,8 @@ import MockFixtures
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 @_spi(Fuzzing) @testable import MockServer
 
 /// Counts the reads the handlers ask of the channel (they hold them back to stop a client).

@@ -4,7 +4,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import NIOWebSocket
-import Scenarios
+import MockCore
 
 /// A WebSocket client built from SwiftNIO's own parts (`NIOTypedWebSocketClientUpgrader`,
 /// which checks the server's `Sec-WebSocket-Accept`), over plain TCP, TLS, or TLS through a

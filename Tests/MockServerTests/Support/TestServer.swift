@@ -3,7 +3,8 @@ import MockFixtures
 @testable import MockServer
 import MockServerTLS
 import NIOCore
-import Scenarios
+import BuiltInMockAPIs
+import MockCore
 import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -39,10 +40,11 @@ struct TestServer {
         adminToken: String? = nil,
         strict: Bool = false,
         tls: TLSSettings? = nil,
-        loops: ServerLoops = .shared
+        loops: ServerLoops = .shared,
+        apis: [any MockAPI] = BuiltInAPIs.all
     ) async throws -> TestServer {
         let engine = try MockEngine(configuration: EngineConfiguration(
-            fixturesDirectory: fixtures, variants: [RestaurantAPI().name: restaurant.rawValue, OpenMarketAPI().name: openMarket.rawValue],
+            fixturesDirectory: fixtures, apis: apis, variants: [RestaurantAPI().name: restaurant.rawValue, OpenMarketAPI().name: openMarket.rawValue],
             journalCapacity: journalCapacity, seed: seed, timeSource: timeSource,
             extraScenarios: scenarios, scenario: scenario, timeScale: timeScale, strict: strict))
         let started = try await loops.start {

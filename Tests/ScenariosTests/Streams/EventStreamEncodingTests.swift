@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Scenarios
+@testable import MockCore
 
 /// Events on the wire as the WHATWG standard reads them: each test decodes what the
 /// writer wrote with a parser written from the standard (`EventStreamParser`).

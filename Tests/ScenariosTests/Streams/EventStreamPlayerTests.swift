@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Scenarios
+@testable import MockCore
 
 /// The event stream player, step by step: no clock runs; each step says when it is due.
 @Suite struct EventStreamPlayerTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Scenarios
+@testable import MockCore
 
 @Suite struct JSONLocationTests {
     static let document: JSONValue = ["a": ["b": [10, ["c d": "x"]]], "a/b": 1, "m~n": 2, "0": "key", "list": ["first"]]

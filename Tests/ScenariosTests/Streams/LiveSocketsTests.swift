@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Scenarios
+@testable import MockCore
 
 /// The registry of open WebSockets, with a fake transport: what it lists, hands to
 /// waiting callers, and keeps bounded.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Scenarios
+@testable import MockCore
 
 /// Streams in scenario files and in the engine: the file and the Swift API build the same
 /// values, bad streams are reported with their paths, and the engine's plan carries the

@@ -1,7 +1,7 @@
 import Foundation
 import MockFixtures
 import Testing
-@testable import Scenarios
+@testable import MockCore
 
 /// The journal's view of a stream: bounded per stream, charged to the journal's budget,
 /// gone with its entry, and shown by the admin API's JSON.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Scenarios
+@testable import MockCore
 
 /// Plays a conversation on a clock the test advances: timers the machine schedules fire
 /// when the clock reaches them, in time order, and every action is kept with its time.

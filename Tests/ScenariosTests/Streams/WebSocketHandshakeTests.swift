@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Scenarios
+@testable import MockCore
 
 /// What an opening handshake is (RFC 6455 §4.2.1): an upgrade, none (426), or a malformed
 /// one (400 with the reason).
