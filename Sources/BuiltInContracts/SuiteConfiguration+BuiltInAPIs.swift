@@ -11,14 +11,16 @@ import MockServer
 
 extension SuiteConfiguration {
     /// The Restaurant variant the checks' servers play (`variants["restaurant"]`; the
-    /// original when none is chosen).
+    /// original when none is chosen, which is also the variant an engine plays for an API
+    /// given none: its first).
     public var restaurantVariant: RestaurantVariant {
         get { variants[RestaurantAPI().name].flatMap(RestaurantVariant.init(rawValue:)) ?? .original }
         set { variants[RestaurantAPI().name] = newValue.rawValue }
     }
 
     /// The Open Market variant the checks' servers play (`variants["openmarket"]`; January
-    /// 2022 when none is chosen).
+    /// 2022 when none is chosen, which is also the variant an engine plays for an API given
+    /// none: its first).
     public var openMarketVariant: OpenMarketVariant {
         get { variants[OpenMarketAPI().name].flatMap(OpenMarketVariant.init(rawValue:)) ?? .jan2022 }
         set { variants[OpenMarketAPI().name] = newValue.rawValue }
