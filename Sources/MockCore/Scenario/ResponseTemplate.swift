@@ -104,11 +104,18 @@ public struct ResponseTemplate: Sendable, Hashable {
         /// Draws for the random holes.
         public internal(set) var generator: SeededRandom
         /// The WebSocket message a reply answers (nil elsewhere: its holes are empty).
-        let message: Data?
+        let message: WebSocketConversation.Message?
 
         /// Makes the context for `request`: `pathParameters` are the rule's path parameters by name,
         /// `generator` draws the random holes, and `message` is the WebSocket message a reply answers.
         public init(request: MockRequest, pathParameters: [String: String] = [:], generator: SeededRandom, message: Data? = nil) {
+            self.init(request: request, pathParameters: pathParameters, generator: generator,
+                      message: message.map { WebSocketConversation.Message(kind: .binary, bytes: $0) })
+        }
+
+        /// The context of a WebSocket reply to `message`, kept as it came (a text message
+        /// is not turned into bytes unless a hole reads it as JSON).
+        init(request: MockRequest, pathParameters: [String: String], generator: SeededRandom, message: WebSocketConversation.Message?) {
             self.request = request
             self.pathParameters = pathParameters
             self.generator = generator
@@ -155,9 +162,9 @@ public struct ResponseTemplate: Sendable, Hashable {
         case .jsonPath(let steps):
             return Self.text(at: steps, in: request.body)
         case .message:
-            return context.message.map { String(decoding: $0, as: UTF8.self) } ?? ""
+            return context.message?.text ?? ""
         case .messageJSONPath(let steps):
-            return context.message.map { Self.text(at: steps, in: $0) } ?? ""
+            return context.message.map { Self.text(at: steps, in: $0.bytes) } ?? ""
         case .randomUUID:
             var bytes = (0..<16).map { _ in UInt8(truncatingIfNeeded: context.generator.next()) }
             bytes[6] = (bytes[6] & 0x0F) | 0x40

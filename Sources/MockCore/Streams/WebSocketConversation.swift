@@ -58,7 +58,7 @@ public struct WebSocketConversation: Sendable {
     /// What a timer does when it fires.
     private enum Work: Sendable {
         /// A list of messages from its first, whose delay is spent; then the close.
-        case messages(ArraySlice<WebSocketMessage>, close: WebSocketClose?, message: Data?)
+        case messages(ArraySlice<WebSocketMessage>, close: WebSocketClose?, message: Message?)
         /// Push series `index` fires; `remaining` times more after this one (nil: without end).
         case push(index: Int, remaining: Int?)
         case close(WebSocketClose)
@@ -122,9 +122,9 @@ public struct WebSocketConversation: Sendable {
                 schedule(.push(index: index, remaining: push.times.map { $0 - 1 }), at: now + push.start * timeScale + interval(push), &actions)
             }
         case .text(let text):
-            answer(.text, Data(text.utf8), &actions)
+            answer(Message(text: text), &actions)
         case .binary(let bytes):
-            answer(.binary, bytes, &actions)
+            answer(Message(kind: .binary, bytes: bytes), &actions)
         case .ping(let payload):
             guard state == .open else { return [] }
             send(.pong(payload), &actions)
@@ -170,13 +170,13 @@ public struct WebSocketConversation: Sendable {
     }
 
     /// A client message: the first reply whose pattern matches starts its list.
-    private mutating func answer(_ kind: MessagePattern.Kind, _ bytes: Data, _ actions: inout [Action]) {
-        guard state == .open, let reply = script.onMessage.first(where: { $0.match.matches(kind: kind, bytes) }) else { return }
-        run(reply.messages[...], close: reply.close, message: bytes, &actions)
+    private mutating func answer(_ message: Message, _ actions: inout [Action]) {
+        guard state == .open, let reply = script.onMessage.first(where: { $0.match.matches(message) }) else { return }
+        run(reply.messages[...], close: reply.close, message: message, &actions)
     }
 
     /// Sends `messages` from the first, each after its delay, then `close`.
-    private mutating func run(_ messages: ArraySlice<WebSocketMessage>, close: WebSocketClose?, message: Data?,
+    private mutating func run(_ messages: ArraySlice<WebSocketMessage>, close: WebSocketClose?, message: Message?,
                               _ actions: inout [Action], firstDelaySpent: Bool = false) {
         var rest = messages
         var spent = firstDelaySpent
@@ -229,7 +229,7 @@ public struct WebSocketConversation: Sendable {
         }
     }
 
-    private mutating func render(_ payload: WebSocketMessage.Payload, message: Data?) -> Frame {
+    private mutating func render(_ payload: WebSocketMessage.Payload, message: Message?) -> Frame {
         switch payload {
         case .text(let text): return .text(text)
         case .json(let value): return .text(String(decoding: JSONCoding.encode(value), as: UTF8.self))
