@@ -42,9 +42,9 @@ public struct WebSocketConversation: Sendable {
     public private(set) var droppedFrames = 0
 
     private let timeScale: Double
-    private let request: MockRequest
-    private let pathParameters: [String: String]
-    private var generator: SeededRandom
+    /// What templates read (the upgrade request, the rule's path parameters) and draw
+    /// from, made once: each reply sets the message it answers.
+    private var templateContext: ResponseTemplate.Context
     private var nextTimer = 0
     private var pending: [Int: Work] = [:]
     private var faultDone = false
@@ -86,9 +86,7 @@ public struct WebSocketConversation: Sendable {
         self.script = script
         self.fault = fault
         self.timeScale = timeScale
-        self.request = request
-        self.pathParameters = pathParameters
-        self.generator = generator
+        templateContext = ResponseTemplate.Context(request: request, pathParameters: pathParameters, generator: generator, message: Message?.none)
     }
 
     /// The conversation of `plan`'s WebSocket (nil when it has none), for its upgrade
@@ -237,10 +235,9 @@ public struct WebSocketConversation: Sendable {
         case .ping(let bytes): return .ping(bytes)
         case .pong(let bytes): return .pong(bytes)
         case .template(let template, let json):
-            var context = ResponseTemplate.Context(request: request, pathParameters: pathParameters, generator: generator, message: message)
-            let text = template.render(&context, escaping: json ? .json : .none)
-            generator = context.generator
-            return .text(text)
+            templateContext.message = message
+            defer { templateContext.message = nil }
+            return .text(template.render(&templateContext, escaping: json ? .json : .none))
         }
     }
 
