@@ -209,12 +209,9 @@ public final class Journal: Sendable {
             guard id >= storage.oldestID, id <= storage.total, let index = storage.transcripts.index(forKey: id) else { return false }
             let slot = storage.slot(id, capacity: capacity)
             guard slot < storage.ids.count, storage.ids[slot] == id else { return false }
-            guard storage.transcripts.values[index].keepsMore else {
-                storage.transcripts.values[index].countNotKept(direction, size: size)
-                return true
-            }
-            let record = StreamTranscript.Record(direction, kind, offset: offset, payload: payload(), note: note)
-            let cost = storage.transcripts.values[index].append(record)
+            // One access to the transcript, in place (reading it through `values` copies it).
+            let cost = storage.transcripts.values[index].append(direction, kind, offset: offset, size: size, payload: payload, note: note)
+            guard cost > 0 else { return true }
             storage.bytes[slot] += cost
             storage.keptBytes += cost
             Self.trim(&storage, capacity: capacity, budget: budget)

@@ -139,9 +139,17 @@ public struct StreamTranscript: Sendable, Equatable {
     /// Whether the next record is kept (there is room for it).
     var keepsMore: Bool { records.count < capacity }
 
-    /// Counts a record of `size` payload bytes that is not kept, as ``append(_:)`` does
-    /// once the transcript is full, without the record being made.
-    mutating func countNotKept(_ direction: Direction, size: Int) {
+    /// Adds a record of `size` payload bytes as ``append(_:)`` does, making it (and
+    /// calling `payload`) only when it is kept; returns the bytes it keeps.
+    mutating func append(_ direction: Direction, _ kind: Kind, offset: TimeInterval, size: Int, payload: () -> Data, note: String?) -> Int {
+        guard keepsMore else {
+            countNotKept(direction, size: size)
+            return 0
+        }
+        return append(Record(direction, kind, offset: offset, payload: payload(), note: note))
+    }
+
+    private mutating func countNotKept(_ direction: Direction, size: Int) {
         tally(direction, size: size)
         notKept += 1
         notKeptBytes += size

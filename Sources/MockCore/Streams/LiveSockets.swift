@@ -94,6 +94,15 @@ public final class LiveSockets: Sendable {
         var socket: Socket
         let connection: any Connection
         var messages: [Message] = []
+
+        /// Keeps `message` for a later taker while there is room, else counts it.
+        mutating func keep(_ message: Message) {
+            if messages.count < LiveSockets.messageCapacity {
+                messages.append(message)
+            } else {
+                socket.messagesNotKept += 1
+            }
+        }
     }
 
     private struct Waiter {
@@ -151,11 +160,8 @@ public final class LiveSockets: Sendable {
                 state.waiters[key] = nil
                 return waiter.continuation
             }
-            if state.open.values[index].messages.count < Self.messageCapacity {
-                state.open.values[index].messages.append(message)
-            } else {
-                state.open.values[index].socket.messagesNotKept += 1
-            }
+            // In place: reading the entry through `values` copies it.
+            state.open.values[index].keep(message)
             return nil
         }
         waiting?.resume(returning: .message(message))

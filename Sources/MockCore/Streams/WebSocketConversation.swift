@@ -102,20 +102,27 @@ public struct WebSocketConversation: Sendable {
 
     /// What to do about `event`, which happened at `now`.
     public mutating func handle(_ event: Event, at time: TimeInterval) -> [Action] {
-        now = time
         var actions: [Action] = []
+        handle(event, at: time, into: &actions)
+        return actions
+    }
+
+    /// What to do about `event`, which happened at `now`, appended to `actions`: a
+    /// transport that keeps one array and empties it between events makes none per event.
+    public mutating func handle(_ event: Event, at time: TimeInterval, into actions: inout [Action]) {
+        now = time
         switch event {
         case .opened:
-            guard state == .connecting else { return [] }
+            guard state == .connecting else { return }
             state = .open
             if fault?.after == 0 { strike(&actions) }
-            guard state == .open else { return actions }
+            guard state == .open else { return }
             run(script.onConnect[...], close: nil, message: nil, &actions)
             if let close = script.close, state == .open {
                 let wait = max(0, close.delay) * timeScale
                 if wait > 0 { schedule(.close(close), at: now + wait, &actions) } else { closeOrHold(close, &actions) }
             }
-            guard state == .open else { return actions }
+            guard state == .open else { return }
             for (index, push) in script.pushes.enumerated() where push.times != 0 && !push.messages.isEmpty {
                 schedule(.push(index: index, remaining: push.times.map { $0 - 1 }), at: now + push.start * timeScale + interval(push), &actions)
             }
@@ -124,12 +131,12 @@ public struct WebSocketConversation: Sendable {
         case .binary(let bytes):
             answer(Message(kind: .binary, bytes: bytes), &actions)
         case .ping(let payload):
-            guard state == .open else { return [] }
+            guard state == .open else { return }
             send(.pong(payload), &actions)
         case .pong:
             break
         case .timerFired(let timer):
-            guard let work = pending.removeValue(forKey: timer.id) else { return [] }
+            guard let work = pending.removeValue(forKey: timer.id) else { return }
             fire(work, &actions)
         case .peerClosed(let code, _):
             switch state {
@@ -149,7 +156,6 @@ public struct WebSocketConversation: Sendable {
             pending.removeAll()
             held.removeAll()
         }
-        return actions
     }
 
     // MARK: Playing the script
@@ -169,8 +175,8 @@ public struct WebSocketConversation: Sendable {
 
     /// A client message: the first reply whose pattern matches starts its list.
     private mutating func answer(_ message: Message, _ actions: inout [Action]) {
-        guard state == .open, let reply = script.onMessage.first(where: { $0.match.matches(message) }) else { return }
-        run(reply.messages[...], close: reply.close, message: message, &actions)
+        guard state == .open, let index = script.onMessage.firstIndex(where: { $0.match.matches(message) }) else { return }
+        run(script.onMessage[index].messages[...], close: script.onMessage[index].close, message: message, &actions)
     }
 
     /// Sends `messages` from the first, each after its delay, then `close`.

@@ -48,6 +48,8 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var registered = false
     /// The close timeout of a close this handler sent itself (the admin API's, a violation's).
     private var closeTimeout: Scheduled<Void>?
+    /// The conversation's actions for the event being handled (kept to be reused).
+    private var actions: [WebSocketConversation.Action] = []
     /// Bytes written since the socket went over its high-water mark; zero while it is writable.
     private var bytesWhileUnwritable = 0
 
@@ -81,7 +83,7 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
             serverClose(code: WebSocketCloseCode.tryAgainLater, reason: "too many open WebSockets")
             return
         }
-        perform(conversation.handle(.opened, at: 0))
+        handle(.opened, at: 0)
     }
 
     /// Seconds since the conversation opened, on the loop's clock.
@@ -102,20 +104,20 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .text(let text, let fragments):
             exchange.record(.received, .text, size: text.utf8.count, payload: { Data(text.utf8) }, note: fragments > 1 ? "\(fragments) fragments" : nil)
             sockets.received(.text(text), on: socket.id)
-            perform(conversation.handle(.text(text), at: now))
+            handle(.text(text), at: now)
         case .binary(let bytes, let fragments):
             let data = Data(buffer: bytes)
             exchange.record(.received, .binary, payload: data, note: fragments > 1 ? "\(fragments) fragments" : nil)
             sockets.received(.binary(data), on: socket.id)
-            perform(conversation.handle(.binary(data), at: now))
+            handle(.binary(data), at: now)
         case .ping(let bytes):
             let data = Data(buffer: bytes)
             exchange.record(.received, .ping, payload: data)
-            perform(conversation.handle(.ping(data), at: now))
+            handle(.ping(data), at: now)
         case .pong(let bytes):
             let data = Data(buffer: bytes)
             exchange.record(.received, .pong, payload: data)
-            perform(conversation.handle(.pong(data), at: now))
+            handle(.pong(data), at: now)
         case .close(let code, let reason):
             closeReceived = true
             exchange.record(.received, .close, note: Self.note(code: code, reason: reason))
@@ -123,7 +125,7 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
                 // The answer to the server's own close: the handshake is done.
                 closeConnection()
             } else {
-                perform(conversation.handle(.peerClosed(code: code, reason: reason), at: now))
+                handle(.peerClosed(code: code, reason: reason), at: now)
             }
         case .violation(let code, let reason):
             exchange.record(.received, .malformed, note: reason)
@@ -173,6 +175,14 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     // MARK: Carrying out the conversation's actions
 
+    /// Hands `event` to the conversation and carries out what it says, in one array kept
+    /// for every event.
+    private func handle(_ event: WebSocketConversation.Event, at time: TimeInterval) {
+        actions.removeAll(keepingCapacity: true)
+        conversation.handle(event, at: time, into: &actions)
+        perform(actions)
+    }
+
     private func perform(_ actions: [WebSocketConversation.Action]) {
         for action in actions {
             guard !ended, let context else { return }
@@ -184,7 +194,7 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
                 timers[timer.id] = context.eventLoop.scheduleTask(deadline: openedAt + .nanoseconds(Int64(max(0, at) * 1e9))) {
                     let handler = bound.value
                     handler.timers[timer.id] = nil
-                    handler.perform(handler.conversation.handle(.timerFired(timer), at: handler.now))
+                    handler.handle(.timerFired(timer), at: handler.now)
                 }
             case .close(let code, let reason):
                 writeClose(code: code, reason: reason)

@@ -143,7 +143,9 @@ struct WebSocketInbound {
     static func utf8(_ buffer: ByteBuffer) -> String? {
         var string = String(buffer: buffer)
         let unchanged = string.withUTF8 { decoded in
-            buffer.withUnsafeReadableBytes { original in decoded.elementsEqual(original) }
+            buffer.withUnsafeReadableBytes { original in
+                decoded.count == original.count && (decoded.isEmpty || memcmp(decoded.baseAddress!, original.baseAddress!, decoded.count) == 0)
+            }
         }
         return unchanged ? string : nil
     }
