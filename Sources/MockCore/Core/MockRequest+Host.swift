@@ -5,10 +5,11 @@ extension MockRequest {
     /// Transports check a client's `Host` with it before they build `baseURL`; the HAR
     /// import checks a capture's hosts with it.
     package static func isPlainHost(_ host: String) -> Bool {
-        !host.isEmpty && host.utf8.count <= 255 && host.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ":")
-                || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]") || byte == UInt8(ascii: "_")
-        }
+        !host.isEmpty && host.utf8.count <= 255
+            && host.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ":")
+                    || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]") || byte == UInt8(ascii: "_")
+            }
     }
 }
