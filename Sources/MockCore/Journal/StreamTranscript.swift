@@ -127,21 +127,35 @@ public struct StreamTranscript: Sendable, Equatable {
     /// keeps, which the journal charges against its budget.
     @discardableResult
     public mutating func append(_ record: Record) -> Int {
-        switch record.direction {
-        case .sent:
-            sentCount += 1
-            sentBytes += record.size
-        case .received:
-            receivedCount += 1
-            receivedBytes += record.size
-        }
-        guard records.count < capacity else {
-            notKept += 1
-            notKeptBytes += record.size
+        guard keepsMore else {
+            countNotKept(record.direction, size: record.size)
             return 0
         }
+        tally(record.direction, size: record.size)
         records.append(record)
         return Self.recordOverhead + record.payload.count + (record.note?.utf8.count ?? 0)
+    }
+
+    /// Whether the next record is kept (there is room for it).
+    var keepsMore: Bool { records.count < capacity }
+
+    /// Counts a record of `size` payload bytes that is not kept, as ``append(_:)`` does
+    /// once the transcript is full, without the record being made.
+    mutating func countNotKept(_ direction: Direction, size: Int) {
+        tally(direction, size: size)
+        notKept += 1
+        notKeptBytes += size
+    }
+
+    private mutating func tally(_ direction: Direction, size: Int) {
+        switch direction {
+        case .sent:
+            sentCount += 1
+            sentBytes += size
+        case .received:
+            receivedCount += 1
+            receivedBytes += size
+        }
     }
 
     /// Notes how the stream ended; the first ending counts.

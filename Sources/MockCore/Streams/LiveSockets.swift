@@ -145,15 +145,16 @@ public final class LiveSockets: Sendable {
     /// A message the client sent on socket `id`: handed to a caller waiting for it, or kept.
     public func received(_ message: Message, on id: UInt64) {
         let waiting = state.withLock { state -> CheckedContinuation<Taken, any Error>? in
-            guard state.open[id] != nil else { return nil }
-            if let (key, waiter) = state.waiters.first(where: { $0.value.socket == id }) {
+            // One lookup of the socket; the waiters are searched only when there are any.
+            guard let index = state.open.index(forKey: id) else { return nil }
+            if !state.waiters.isEmpty, let (key, waiter) = state.waiters.first(where: { $0.value.socket == id }) {
                 state.waiters[key] = nil
                 return waiter.continuation
             }
-            if state.open[id]!.messages.count < Self.messageCapacity {
-                state.open[id]!.messages.append(message)
+            if state.open.values[index].messages.count < Self.messageCapacity {
+                state.open.values[index].messages.append(message)
             } else {
-                state.open[id]!.socket.messagesNotKept += 1
+                state.open.values[index].socket.messagesNotKept += 1
             }
             return nil
         }
