@@ -55,8 +55,10 @@ public struct Pipeline: Sendable {
     /// The answer to `request`, journaled: the control plane's, or the engine's stages with
     /// its APIs (or its `source`) as the source.
     public func answer(_ request: MockRequest) -> (plan: ResponsePlan, exchange: Exchange) {
-        if let control, control.handles(request) {
-            return engine.journal(request, control.answer(request), checked: true)
+        // Called through the optional: binding it (`if let control`) copies the existential
+        // on every request.
+        if control?.handles(request) == true, let plan = control?.answer(request) {
+            return engine.journal(request, plan, checked: true)
         }
         switch engine.begin(request) {
         case .answered(let plan):

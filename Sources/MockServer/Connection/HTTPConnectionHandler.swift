@@ -114,7 +114,7 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
                 // An HTTP/2 stream may carry a body with neither field, unless the HEADERS
                 // frame that opened it also ended it (a GET, mostly).
                 upload = uploadPace(for: head, mayCarryBody: framed || (machine.multiplexed && !streamRead.headEndedStream),
-                                    now: context.eventLoop.now)
+                                    context: context)
             }
         case .body(var chunk):
             switch machine.receivedBody(&chunk, fromQueue: fromQueue) {
@@ -160,7 +160,7 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
         var answer = shared.answer(mockRequest)
         addConnectionSetup(to: &answer.plan)
         inFlight = answer.exchange
-        execute(answer.plan, for: head, context: context, keepAlive: machine.keepsAlive(head))
+        execute(answer.plan, for: head, context: context, keepAlive: machine.keepsAlive(asked: head.isKeepAlive))
     }
 
     /// Holds reads while queued requests wait, the uplink catches up or a stopping server
