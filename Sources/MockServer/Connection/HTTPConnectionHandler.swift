@@ -153,14 +153,21 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
         let head = request.head
         let mockRequest = makeRequest(head, body: request.body.readableBytes == 0 ? Data() : Data(buffer: request.body),
                                       receivedAt: request.receivedAt)
-        if let proxy = shared.proxy, !AdminAPI.handles(mockRequest.path) {
+        // Per request, nothing is copied that need not be: the optional existential is tested
+        // before it is bound (binding copies it), the answer is taken apart at once (the
+        // pair is destroyed through the runtime), and the head is asked about keep-alive
+        // before the machine is (a call into NIO while the machine is read copies it).
+        if shared.proxy != nil, !AdminAPI.handles(mockRequest.path), let proxy = shared.proxy {
             respondLater(proxy, to: mockRequest, head: head, context: context)
             return
         }
-        var answer = shared.answer(mockRequest)
-        addConnectionSetup(to: &answer.plan)
-        inFlight = answer.exchange
-        execute(answer.plan, for: head, context: context, keepAlive: machine.keepsAlive(asked: head.isKeepAlive))
+        var plan: ResponsePlan
+        let exchange: Exchange
+        (plan, exchange) = shared.answer(mockRequest)
+        addConnectionSetup(to: &plan)
+        inFlight = exchange
+        let asked = head.isKeepAlive
+        execute(plan, for: head, context: context, keepAlive: machine.keepsAlive(asked: asked))
     }
 
     /// Holds reads while queued requests wait, the uplink catches up or a stopping server
