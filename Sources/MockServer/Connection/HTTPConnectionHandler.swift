@@ -153,11 +153,11 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
         let head = request.head
         let mockRequest = makeRequest(head, body: request.body.readableBytes == 0 ? Data() : Data(buffer: request.body),
                                       receivedAt: request.receivedAt)
-        // Per request, nothing is copied that need not be: the optional existential is tested
-        // before it is bound (binding copies it), the answer is taken apart at once (the
-        // pair is destroyed through the runtime), and the head is asked about keep-alive
-        // before the machine is (a call into NIO while the machine is read copies it).
-        if shared.proxy != nil, !AdminAPI.handles(mockRequest.path), let proxy = shared.proxy {
+        // Per request, nothing is copied that need not be: the proxy is bound only when
+        // there is one (`proxies`), the answer is taken apart at once (the pair is destroyed
+        // through the runtime), and the head is asked about keep-alive before the machine
+        // is (a call into NIO while the machine is read copies it).
+        if shared.proxies, !AdminAPI.handles(mockRequest.path), let proxy = shared.proxy {
             respondLater(proxy, to: mockRequest, head: head, context: context)
             return
         }
