@@ -28,4 +28,7 @@ bin=$(swift build --product mock-server --sanitize="$sanitizer" --scratch-path "
 # Reports go to the server's stderr, which the soak keeps and searches; halt_on_error
 # stays at its default for AddressSanitizer (the first error stops the server: a crash).
 export TSAN_OPTIONS=${TSAN_OPTIONS:-"second_deadlock_stack=1"}
+# LeakSanitizer cannot see references Swift tags with an enum's case (Data's storage):
+# Scripts/lsan-suppressions.txt says which allocations that hides, and why.
+export LSAN_OPTIONS=${LSAN_OPTIONS:-"suppressions=$PWD/Scripts/lsan-suppressions.txt:print_suppressions=1"}
 exec python3 Scripts/soak.py "$bin/mock-server" --seconds "$seconds" --sanitized "$sanitizer" "${report[@]}"

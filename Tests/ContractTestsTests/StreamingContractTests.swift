@@ -7,11 +7,11 @@ import TestSupport
 import Testing
 
 /// The streaming suite as the tests run it: in process unless said, a 2 s timeout and a
-/// 2 s margin (a loaded 2-core machine has delivered an in-process timeout over a second
-/// late), 10 s over sockets (libcurl's timeout came over 4 s late in a whole run of the
-/// tests on 2 cores; a client that never gives up still fails, after the margin).
+/// 10 s margin over every transport (on 2 cores beside a build, an in-process timeout has
+/// come over 4 s late, and libcurl's over sockets as late; a client that never gives up
+/// still fails, after the margin).
 func streamingConfiguration(transport: ContractTransport = .inProcess) -> SuiteConfiguration {
-    SuiteConfiguration(fixturesDirectory: MockFixtures.directory, timeout: 2, timeoutMargin: transport == .inProcess ? 2 : 10,
+    SuiteConfiguration(fixturesDirectory: MockFixtures.directory, timeout: 2, timeoutMargin: 10,
                        transport: transport, parallelism: 4, tls: TLSSettings())
 }
 

@@ -43,9 +43,10 @@ import Testing
     /// Every check passes for a correct client of the second server: the hang, slow and
     /// cancellation rules apply under each server's path, and every answer is given.
     /// End to end on the real clock with a 10 s timeout: the slow answer (6 s) lands 4 s
-    /// inside it, a margin a loaded 2-core machine does not eat.
+    /// inside it; a timing check that fails only by being late runs once more, as a user's
+    /// suite does by default (a whole run on 2 cores beside a build has held it past 4 s).
     @Test func aCorrectClientOfTheSecondServerPassesEveryCheck() async throws {
-        let report = try await Self.report(configuration: SuiteConfiguration(timeout: 10, timingAttempts: 1))
+        let report = try await Self.report(configuration: SuiteConfiguration(timeout: 10, timingAttempts: 2))
         #expect(report.results.count == 4 * 5 + 1)
         #expect(report.passed, "\(report)")
     }

@@ -11,8 +11,15 @@ extension Exchange {
     ///   - payload: its bytes (the transcript keeps the first ``StreamTranscript/payloadLimit``).
     ///   - note: a close's code and reason, a stall's length.
     public func record(_ direction: StreamTranscript.Direction, _ kind: StreamTranscript.Kind, payload: Data = Data(), note: String? = nil) {
+        record(direction, kind, size: payload.count, payload: { payload }, note: note)
+    }
+
+    /// Records one frame or event of `size` payload bytes whose payload is made only if
+    /// the transcript keeps it (past ``StreamTranscript/capacity`` records it is counted):
+    /// a transport that holds the bytes in another form passes how to make them.
+    public func record(_ direction: StreamTranscript.Direction, _ kind: StreamTranscript.Kind, size: Int, payload: () -> Data, note: String? = nil) {
         let offset = max(0, engine.timeSource.now().timeIntervalSince(receivedAt))
-        engine.journal.append(StreamTranscript.Record(direction, kind, offset: offset, payload: payload, note: note), to: id)
+        engine.journal.append(direction, kind, offset: offset, size: size, payload: payload, note: note, to: id)
     }
 
     /// The stream ended `how`: its transcript notes it, and the exchange is finished (its

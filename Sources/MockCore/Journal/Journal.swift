@@ -194,12 +194,24 @@ public final class Journal: Sendable {
     /// budget; false when the entry is gone (evicted, cleared) or opened no stream.
     @discardableResult
     public func append(_ record: StreamTranscript.Record, to id: UInt64) -> Bool {
+        append(record.direction, record.kind, offset: record.offset, size: record.size, payload: { record.payload }, note: record.note, to: id)
+    }
+
+    /// Adds a record of `size` payload bytes to the transcript of entry `id`'s stream, as
+    /// ``append(_:to:)`` does; `payload` is called only when the transcript keeps the
+    /// record (a full one counts it), so a long stream's records past the cap cost no copy.
+    /// False when the entry is gone (evicted, cleared) or opened no stream.
+    @discardableResult
+    public func append(_ direction: StreamTranscript.Direction, _ kind: StreamTranscript.Kind, offset: TimeInterval, size: Int,
+                       payload: () -> Data, note: String? = nil, to id: UInt64) -> Bool {
         let capacity = capacity, budget = byteBudget
         return storage.withLock { storage in
-            guard id >= storage.oldestID, id <= storage.total, storage.transcripts[id] != nil else { return false }
+            guard id >= storage.oldestID, id <= storage.total, let index = storage.transcripts.index(forKey: id) else { return false }
             let slot = storage.slot(id, capacity: capacity)
             guard slot < storage.ids.count, storage.ids[slot] == id else { return false }
-            let cost = storage.transcripts[id]?.append(record) ?? 0
+            // One access to the transcript, in place (reading it through `values` copies it).
+            let cost = storage.transcripts.values[index].append(direction, kind, offset: offset, size: size, payload: payload, note: note)
+            guard cost > 0 else { return true }
             storage.bytes[slot] += cost
             storage.keptBytes += cost
             Self.trim(&storage, capacity: capacity, budget: budget)

@@ -127,21 +127,43 @@ public struct StreamTranscript: Sendable, Equatable {
     /// keeps, which the journal charges against its budget.
     @discardableResult
     public mutating func append(_ record: Record) -> Int {
-        switch record.direction {
-        case .sent:
-            sentCount += 1
-            sentBytes += record.size
-        case .received:
-            receivedCount += 1
-            receivedBytes += record.size
-        }
-        guard records.count < capacity else {
-            notKept += 1
-            notKeptBytes += record.size
+        guard keepsMore else {
+            countNotKept(record.direction, size: record.size)
             return 0
         }
+        tally(record.direction, size: record.size)
         records.append(record)
         return Self.recordOverhead + record.payload.count + (record.note?.utf8.count ?? 0)
+    }
+
+    /// Whether the next record is kept (there is room for it).
+    var keepsMore: Bool { records.count < capacity }
+
+    /// Adds a record of `size` payload bytes as ``append(_:)`` does, making it (and
+    /// calling `payload`) only when it is kept; returns the bytes it keeps.
+    mutating func append(_ direction: Direction, _ kind: Kind, offset: TimeInterval, size: Int, payload: () -> Data, note: String?) -> Int {
+        guard keepsMore else {
+            countNotKept(direction, size: size)
+            return 0
+        }
+        return append(Record(direction, kind, offset: offset, payload: payload(), note: note))
+    }
+
+    private mutating func countNotKept(_ direction: Direction, size: Int) {
+        tally(direction, size: size)
+        notKept += 1
+        notKeptBytes += size
+    }
+
+    private mutating func tally(_ direction: Direction, size: Int) {
+        switch direction {
+        case .sent:
+            sentCount += 1
+            sentBytes += size
+        case .received:
+            receivedCount += 1
+            receivedBytes += size
+        }
     }
 
     /// Notes how the stream ended; the first ending counts.

@@ -97,18 +97,25 @@ public struct ResponseTemplate: Sendable, Hashable {
     }
 
     /// What the holes are filled from.
-    public struct Context {
+    public struct Context: Sendable {
         let request: MockRequest
         /// The rule's path parameters, by name.
         let pathParameters: [String: String]
         /// Draws for the random holes.
         public internal(set) var generator: SeededRandom
         /// The WebSocket message a reply answers (nil elsewhere: its holes are empty).
-        let message: Data?
+        var message: WebSocketConversation.Message?
 
         /// Makes the context for `request`: `pathParameters` are the rule's path parameters by name,
         /// `generator` draws the random holes, and `message` is the WebSocket message a reply answers.
         public init(request: MockRequest, pathParameters: [String: String] = [:], generator: SeededRandom, message: Data? = nil) {
+            self.init(request: request, pathParameters: pathParameters, generator: generator,
+                      message: message.map { WebSocketConversation.Message(kind: .binary, bytes: $0) })
+        }
+
+        /// The context of a WebSocket reply to `message`, kept as it came (a text message
+        /// is not turned into bytes unless a hole reads it as JSON).
+        init(request: MockRequest, pathParameters: [String: String], generator: SeededRandom, message: WebSocketConversation.Message?) {
             self.request = request
             self.pathParameters = pathParameters
             self.generator = generator
@@ -139,25 +146,24 @@ public struct ResponseTemplate: Sendable, Hashable {
     }
 
     private func value(_ hole: Hole, _ context: inout Context) -> String {
-        let request = context.request
         switch hole {
-        case .baseURL: return request.baseURL
-        case .method: return request.method
-        case .url: return request.uri
-        case .path: return request.path
-        case .body: return String(decoding: request.body, as: UTF8.self)
+        case .baseURL: return context.request.baseURL
+        case .method: return context.request.method
+        case .url: return context.request.uri
+        case .path: return context.request.path
+        case .body: return String(decoding: context.request.body, as: UTF8.self)
         case .pathParameter(let name): return context.pathParameters[name] ?? ""
         case .pathSegment(let index):
-            let segments = request.path.split(separator: "/", omittingEmptySubsequences: true)
+            let segments = context.request.path.split(separator: "/", omittingEmptySubsequences: true)
             return segments.indices.contains(index) ? String(segments[index]).removingPercentEncoding ?? String(segments[index]) : ""
-        case .query(let name): return request.queryValue(name) ?? ""
-        case .header(let name): return request.headers[name] ?? ""
+        case .query(let name): return context.request.queryValue(name) ?? ""
+        case .header(let name): return context.request.headers[name] ?? ""
         case .jsonPath(let steps):
-            return Self.text(at: steps, in: request.body)
+            return Self.text(at: steps, in: context.request.body)
         case .message:
-            return context.message.map { String(decoding: $0, as: UTF8.self) } ?? ""
+            return context.message?.text ?? ""
         case .messageJSONPath(let steps):
-            return context.message.map { Self.text(at: steps, in: $0) } ?? ""
+            return context.message.map { Self.text(at: steps, in: $0.bytes) } ?? ""
         case .randomUUID:
             var bytes = (0..<16).map { _ in UInt8(truncatingIfNeeded: context.generator.next()) }
             bytes[6] = (bytes[6] & 0x0F) | 0x40
@@ -174,7 +180,7 @@ public struct ResponseTemplate: Sendable, Hashable {
             let draw = span == 0 ? context.generator.next() : context.generator.next() % span
             return String(Int64(lower) &+ Int64(bitPattern: draw))
         case .now(let format, let offset):
-            let date = request.receivedAt.addingTimeInterval(offset)
+            let date = context.request.receivedAt.addingTimeInterval(offset)
             switch format {
             case nil: return Self.iso8601(date)
             case "epoch": return String(Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))

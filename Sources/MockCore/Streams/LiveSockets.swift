@@ -94,6 +94,15 @@ public final class LiveSockets: Sendable {
         var socket: Socket
         let connection: any Connection
         var messages: [Message] = []
+
+        /// Keeps `message` for a later taker while there is room, else counts it.
+        mutating func keep(_ message: Message) {
+            if messages.count < LiveSockets.messageCapacity {
+                messages.append(message)
+            } else {
+                socket.messagesNotKept += 1
+            }
+        }
     }
 
     private struct Waiter {
@@ -145,16 +154,14 @@ public final class LiveSockets: Sendable {
     /// A message the client sent on socket `id`: handed to a caller waiting for it, or kept.
     public func received(_ message: Message, on id: UInt64) {
         let waiting = state.withLock { state -> CheckedContinuation<Taken, any Error>? in
-            guard state.open[id] != nil else { return nil }
-            if let (key, waiter) = state.waiters.first(where: { $0.value.socket == id }) {
+            // One lookup of the socket; the waiters are searched only when there are any.
+            guard let index = state.open.index(forKey: id) else { return nil }
+            if !state.waiters.isEmpty, let (key, waiter) = state.waiters.first(where: { $0.value.socket == id }) {
                 state.waiters[key] = nil
                 return waiter.continuation
             }
-            if state.open[id]!.messages.count < Self.messageCapacity {
-                state.open[id]!.messages.append(message)
-            } else {
-                state.open[id]!.socket.messagesNotKept += 1
-            }
+            // In place: reading the entry through `values` copies it.
+            state.open.values[index].keep(message)
             return nil
         }
         waiting?.resume(returning: .message(message))

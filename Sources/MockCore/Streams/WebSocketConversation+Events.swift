@@ -29,6 +29,45 @@ extension WebSocketConversation {
         }
     }
 
+    /// A client's data message as the conversation matches and templates it: a text
+    /// message keeps its text and a binary one its bytes, and each is read the other way
+    /// only when a pattern or a template asks for it.
+    struct Message: Sendable {
+        let kind: MessagePattern.Kind
+        private let storage: Storage
+
+        private enum Storage: Sendable {
+            case text(String)
+            case bytes(Data)
+        }
+
+        init(text: String) {
+            kind = .text
+            storage = .text(text)
+        }
+
+        init(kind: MessagePattern.Kind, bytes: Data) {
+            self.kind = kind
+            storage = .bytes(bytes)
+        }
+
+        /// Its text (bytes read as UTF-8).
+        var text: String {
+            switch storage {
+            case .text(let text): return text
+            case .bytes(let bytes): return String(decoding: bytes, as: UTF8.self)
+            }
+        }
+
+        /// Its bytes (text as UTF-8).
+        var bytes: Data {
+            switch storage {
+            case .text(let text): return Data(text.utf8)
+            case .bytes(let bytes): return bytes
+            }
+        }
+    }
+
     /// What happened, at the time given to ``handle(_:at:)``.
     public enum Event: Sendable, Equatable {
         /// The upgrade is done: the connection is open.

@@ -42,9 +42,9 @@ public struct WebSocketConversation: Sendable {
     public private(set) var droppedFrames = 0
 
     private let timeScale: Double
-    private let request: MockRequest
-    private let pathParameters: [String: String]
-    private var generator: SeededRandom
+    /// What templates read (the upgrade request, the rule's path parameters) and draw
+    /// from, made once: each reply sets the message it answers.
+    private var templateContext: ResponseTemplate.Context
     private var nextTimer = 0
     private var pending: [Int: Work] = [:]
     private var faultDone = false
@@ -58,7 +58,7 @@ public struct WebSocketConversation: Sendable {
     /// What a timer does when it fires.
     private enum Work: Sendable {
         /// A list of messages from its first, whose delay is spent; then the close.
-        case messages(ArraySlice<WebSocketMessage>, close: WebSocketClose?, message: Data?)
+        case messages(ArraySlice<WebSocketMessage>, close: WebSocketClose?, message: Message?)
         /// Push series `index` fires; `remaining` times more after this one (nil: without end).
         case push(index: Int, remaining: Int?)
         case close(WebSocketClose)
@@ -86,9 +86,7 @@ public struct WebSocketConversation: Sendable {
         self.script = script
         self.fault = fault
         self.timeScale = timeScale
-        self.request = request
-        self.pathParameters = pathParameters
-        self.generator = generator
+        templateContext = ResponseTemplate.Context(request: request, pathParameters: pathParameters, generator: generator, message: Message?.none)
     }
 
     /// The conversation of `plan`'s WebSocket (nil when it has none), for its upgrade
@@ -104,34 +102,41 @@ public struct WebSocketConversation: Sendable {
 
     /// What to do about `event`, which happened at `now`.
     public mutating func handle(_ event: Event, at time: TimeInterval) -> [Action] {
-        now = time
         var actions: [Action] = []
+        handle(event, at: time, into: &actions)
+        return actions
+    }
+
+    /// What to do about `event`, which happened at `now`, appended to `actions`: a
+    /// transport that keeps one array and empties it between events makes none per event.
+    public mutating func handle(_ event: Event, at time: TimeInterval, into actions: inout [Action]) {
+        now = time
         switch event {
         case .opened:
-            guard state == .connecting else { return [] }
+            guard state == .connecting else { return }
             state = .open
             if fault?.after == 0 { strike(&actions) }
-            guard state == .open else { return actions }
+            guard state == .open else { return }
             run(script.onConnect[...], close: nil, message: nil, &actions)
             if let close = script.close, state == .open {
                 let wait = max(0, close.delay) * timeScale
                 if wait > 0 { schedule(.close(close), at: now + wait, &actions) } else { closeOrHold(close, &actions) }
             }
-            guard state == .open else { return actions }
+            guard state == .open else { return }
             for (index, push) in script.pushes.enumerated() where push.times != 0 && !push.messages.isEmpty {
                 schedule(.push(index: index, remaining: push.times.map { $0 - 1 }), at: now + push.start * timeScale + interval(push), &actions)
             }
         case .text(let text):
-            answer(.text, Data(text.utf8), &actions)
+            answer(Message(text: text), &actions)
         case .binary(let bytes):
-            answer(.binary, bytes, &actions)
+            answer(Message(kind: .binary, bytes: bytes), &actions)
         case .ping(let payload):
-            guard state == .open else { return [] }
+            guard state == .open else { return }
             send(.pong(payload), &actions)
         case .pong:
             break
         case .timerFired(let timer):
-            guard let work = pending.removeValue(forKey: timer.id) else { return [] }
+            guard let work = pending.removeValue(forKey: timer.id) else { return }
             fire(work, &actions)
         case .peerClosed(let code, _):
             switch state {
@@ -151,7 +156,6 @@ public struct WebSocketConversation: Sendable {
             pending.removeAll()
             held.removeAll()
         }
-        return actions
     }
 
     // MARK: Playing the script
@@ -170,13 +174,13 @@ public struct WebSocketConversation: Sendable {
     }
 
     /// A client message: the first reply whose pattern matches starts its list.
-    private mutating func answer(_ kind: MessagePattern.Kind, _ bytes: Data, _ actions: inout [Action]) {
-        guard state == .open, let reply = script.onMessage.first(where: { $0.match.matches(kind: kind, bytes) }) else { return }
-        run(reply.messages[...], close: reply.close, message: bytes, &actions)
+    private mutating func answer(_ message: Message, _ actions: inout [Action]) {
+        guard state == .open, let index = script.onMessage.firstIndex(where: { $0.match.matches(message) }) else { return }
+        run(script.onMessage[index].messages[...], close: script.onMessage[index].close, message: message, &actions)
     }
 
     /// Sends `messages` from the first, each after its delay, then `close`.
-    private mutating func run(_ messages: ArraySlice<WebSocketMessage>, close: WebSocketClose?, message: Data?,
+    private mutating func run(_ messages: ArraySlice<WebSocketMessage>, close: WebSocketClose?, message: Message?,
                               _ actions: inout [Action], firstDelaySpent: Bool = false) {
         var rest = messages
         var spent = firstDelaySpent
@@ -229,7 +233,7 @@ public struct WebSocketConversation: Sendable {
         }
     }
 
-    private mutating func render(_ payload: WebSocketMessage.Payload, message: Data?) -> Frame {
+    private mutating func render(_ payload: WebSocketMessage.Payload, message: Message?) -> Frame {
         switch payload {
         case .text(let text): return .text(text)
         case .json(let value): return .text(String(decoding: JSONCoding.encode(value), as: UTF8.self))
@@ -237,10 +241,9 @@ public struct WebSocketConversation: Sendable {
         case .ping(let bytes): return .ping(bytes)
         case .pong(let bytes): return .pong(bytes)
         case .template(let template, let json):
-            var context = ResponseTemplate.Context(request: request, pathParameters: pathParameters, generator: generator, message: message)
-            let text = template.render(&context, escaping: json ? .json : .none)
-            generator = context.generator
-            return .text(text)
+            templateContext.message = message
+            defer { templateContext.message = nil }
+            return .text(template.render(&templateContext, escaping: json ? .json : .none))
         }
     }
 

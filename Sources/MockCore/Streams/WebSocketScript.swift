@@ -192,9 +192,15 @@ public struct MessagePattern: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether a message of `kind` with `bytes` matches.
     public func matches(kind received: Kind, _ bytes: Data) -> Bool {
-        if let kind, kind != received { return false }
-        if let text, !text.matches(String(decoding: bytes, as: UTF8.self)) { return false }
-        if let body, !body.matches(bytes) { return false }
+        matches(.init(kind: received, bytes: bytes))
+    }
+
+    /// Whether `message` matches: its text is read, or its bytes made, only for a part
+    /// that asks for them.
+    func matches(_ message: WebSocketConversation.Message) -> Bool {
+        if let kind, kind != message.kind { return false }
+        if let text, !text.matches(message.text) { return false }
+        if let body, !body.matches(message.bytes) { return false }
         return true
     }
 

@@ -16,7 +16,8 @@ import NIOWebSocket
 /// sent after a close frame; a close the client never answers ends the connection after
 /// `WebSocketConversation.closeHandshakeTimeout`; a client that breaks the protocol gets a
 /// close with its code (1002, 1007, 1009) and the connection closes. A client that stops
-/// reading (more than `maxQueuedBytes` waiting to be written) is dropped.
+/// reading (its socket over the write buffer's high-water mark, and `maxQueuedBytes`
+/// written since) is dropped.
 ///
 /// While open it is listed in the engine's `LiveSockets`, through which the admin API
 /// and tests send into it and close it.
@@ -29,8 +30,8 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let sockets: LiveSockets
     private let socket: LiveSockets.Socket
     private var inbound: WebSocketInbound
-    /// Bytes written and not yet taken by the socket past which the client is dropped
-    /// (one frame of any size still goes out on an empty queue).
+    /// Bytes written while the socket is over its write buffer's high-water mark (not
+    /// writable) past which the client is dropped; a writable socket takes a frame of any size.
     let maxQueuedBytes: Int
     private let logger: Logger
 
@@ -47,8 +48,10 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var registered = false
     /// The close timeout of a close this handler sent itself (the admin API's, a violation's).
     private var closeTimeout: Scheduled<Void>?
-    private var queuedBytes = 0
-    private var lastWrite: EventLoopFuture<Void>?
+    /// The conversation's actions for the event being handled (kept to be reused).
+    private var actions: [WebSocketConversation.Action] = []
+    /// Bytes written since the socket went over its high-water mark; zero while it is writable.
+    private var bytesWhileUnwritable = 0
 
     init(conversation: WebSocketConversation, exchange: Exchange, sockets: LiveSockets, socket: LiveSockets.Socket,
          maxMessageSize: Int, writeBufferHigh: Int, logger: Logger) {
@@ -80,7 +83,7 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
             serverClose(code: WebSocketCloseCode.tryAgainLater, reason: "too many open WebSockets")
             return
         }
-        perform(conversation.handle(.opened, at: 0))
+        handle(.opened, at: 0)
     }
 
     /// Seconds since the conversation opened, on the loop's clock.
@@ -99,22 +102,22 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .afterClose(let text, let bytes):
             exchange.record(.received, text ? .text : .binary, payload: Data(buffer: bytes), note: "after the client's close")
         case .text(let text, let fragments):
-            exchange.record(.received, .text, payload: Data(text.utf8), note: fragments > 1 ? "\(fragments) fragments" : nil)
+            exchange.record(.received, .text, size: text.utf8.count, payload: { Data(text.utf8) }, note: fragments > 1 ? "\(fragments) fragments" : nil)
             sockets.received(.text(text), on: socket.id)
-            perform(conversation.handle(.text(text), at: now))
+            handle(.text(text), at: now)
         case .binary(let bytes, let fragments):
             let data = Data(buffer: bytes)
             exchange.record(.received, .binary, payload: data, note: fragments > 1 ? "\(fragments) fragments" : nil)
             sockets.received(.binary(data), on: socket.id)
-            perform(conversation.handle(.binary(data), at: now))
+            handle(.binary(data), at: now)
         case .ping(let bytes):
             let data = Data(buffer: bytes)
             exchange.record(.received, .ping, payload: data)
-            perform(conversation.handle(.ping(data), at: now))
+            handle(.ping(data), at: now)
         case .pong(let bytes):
             let data = Data(buffer: bytes)
             exchange.record(.received, .pong, payload: data)
-            perform(conversation.handle(.pong(data), at: now))
+            handle(.pong(data), at: now)
         case .close(let code, let reason):
             closeReceived = true
             exchange.record(.received, .close, note: Self.note(code: code, reason: reason))
@@ -122,7 +125,7 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
                 // The answer to the server's own close: the handshake is done.
                 closeConnection()
             } else {
-                perform(conversation.handle(.peerClosed(code: code, reason: reason), at: now))
+                handle(.peerClosed(code: code, reason: reason), at: now)
             }
         case .violation(let code, let reason):
             exchange.record(.received, .malformed, note: reason)
@@ -172,6 +175,14 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     // MARK: Carrying out the conversation's actions
 
+    /// Hands `event` to the conversation and carries out what it says, in one array kept
+    /// for every event.
+    private func handle(_ event: WebSocketConversation.Event, at time: TimeInterval) {
+        actions.removeAll(keepingCapacity: true)
+        conversation.handle(event, at: time, into: &actions)
+        perform(actions)
+    }
+
     private func perform(_ actions: [WebSocketConversation.Action]) {
         for action in actions {
             guard !ended, let context else { return }
@@ -183,7 +194,7 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
                 timers[timer.id] = context.eventLoop.scheduleTask(deadline: openedAt + .nanoseconds(Int64(max(0, at) * 1e9))) {
                     let handler = bound.value
                     handler.timers[timer.id] = nil
-                    handler.perform(handler.conversation.handle(.timerFired(timer), at: handler.now))
+                    handler.handle(.timerFired(timer), at: handler.now)
                 }
             case .close(let code, let reason):
                 writeClose(code: code, reason: reason)
@@ -212,7 +223,7 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         switch frame {
         case .text(let text):
             write(WebSocketFrame(fin: true, opcode: .text, data: allocator.buffer(string: text)))
-            exchange.record(.sent, .text, payload: Data(text.utf8))
+            exchange.record(.sent, .text, size: text.utf8.count, payload: { Data(text.utf8) })
         case .binary(let bytes):
             write(WebSocketFrame(fin: true, opcode: .binary, data: allocator.buffer(data: bytes)))
             exchange.record(.sent, .binary, payload: bytes)
@@ -246,20 +257,28 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         exchange.record(.sent, .close, note: note)
     }
 
+    /// Writes and flushes `frame`. A writable socket takes it whatever its size; one over its
+    /// high-water mark counts it, and past `maxQueuedBytes` so counted the client, which
+    /// stopped reading, is dropped rather than buffered without end. No promise per frame:
+    /// `closeConnection` waits for the frames written with one write behind them.
     private func write(_ frame: WebSocketFrame) {
         guard let context, !ended else { return }
-        let size = frame.length
-        guard queuedBytes == 0 || queuedBytes + size <= maxQueuedBytes else {
-            // The client stopped reading: dropped, rather than buffered without end.
-            logger.debug("a WebSocket client stopped reading; dropped", metadata: ["socket": "\(socket.id)"])
-            connectionGone(.closedWithoutEnd)
-            context.close(promise: nil)
-            return
+        if !context.channel.isWritable {
+            let size = frame.length
+            guard bytesWhileUnwritable + size <= maxQueuedBytes else {
+                logger.debug("a WebSocket client stopped reading; dropped", metadata: ["socket": "\(socket.id)"])
+                connectionGone(.closedWithoutEnd)
+                context.close(promise: nil)
+                return
+            }
+            bytesWhileUnwritable += size
         }
-        queuedBytes += size
-        let written = context.writeAndFlush(wrapOutboundOut(frame))
-        written.assumeIsolated().whenComplete { [self] _ in queuedBytes -= size }
-        lastWrite = written
+        context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { bytesWhileUnwritable = 0 }
+        context.fireChannelWritabilityChanged()
     }
 
     // MARK: Closing
@@ -295,15 +314,21 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// RFC 6455 §7.1.1), and at the latest ``closeGrace`` later: a write the socket never
     /// takes does not keep the connection open. The stream ended properly when a close
     /// frame went out.
+    ///
+    /// "Out" is an empty write made below the frame encoder, after every frame: a channel
+    /// completes writes in order, so it completes once those before it are written (TLS
+    /// keeps that order too, and its close sends close_notify after them).
     private func closeConnection() {
         guard !ended, let context else { return }
         connectionGone(closeSent ? .finished : .closedWithoutEnd)
         let channel = context.channel
-        guard let lastWrite else {
+        guard let encoder = try? context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self) else {
             channel.close(promise: nil)
             return
         }
-        lastWrite.assumeIsolated().whenComplete { _ in channel.close(promise: nil) }
+        let written = context.eventLoop.makePromise(of: Void.self)
+        encoder.writeAndFlush(NIOAny(channel.allocator.buffer(capacity: 0)), promise: written)
+        written.futureResult.assumeIsolated().whenComplete { _ in channel.close(promise: nil) }
         context.eventLoop.scheduleTask(in: Self.closeGrace) { channel.close(promise: nil) }
     }
 

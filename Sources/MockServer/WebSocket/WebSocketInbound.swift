@@ -104,7 +104,7 @@ struct WebSocketInbound {
 
     private mutating func whole(text: Bool, _ bytes: ByteBuffer, fragments: Int) -> Received {
         guard text else { return .binary(bytes, fragments: fragments) }
-        guard let string = Self.utf8(bytes.readableBytesView) else {
+        guard let string = Self.utf8(bytes) else {
             return fail(Self.invalidPayload, "A text message is not valid UTF-8")
         }
         return .text(string, fragments: fragments)
@@ -121,7 +121,7 @@ struct WebSocketInbound {
         guard WebSocketCloseCode.isSendable(Int(code)) else {
             return fail(WebSocketCloseCode.protocolError, "Close code \(code) may not be sent")
         }
-        guard let reason = Self.utf8(payload.readableBytesView) else {
+        guard let reason = Self.utf8(payload) else {
             return fail(Self.invalidPayload, "A close frame's reason is not valid UTF-8")
         }
         return .close(code: code, reason: reason)
@@ -138,10 +138,15 @@ struct WebSocketInbound {
         return .violation(code: code, reason: reason)
     }
 
-    /// `bytes` as a string when they are valid UTF-8: decoding repairs invalid sequences,
-    /// so valid bytes are exactly those that come back unchanged.
-    static func utf8(_ bytes: some Collection<UInt8>) -> String? {
-        let string = String(decoding: bytes, as: UTF8.self)
-        return string.utf8.elementsEqual(bytes) ? string : nil
+    /// The readable bytes of `buffer` as a string when they are valid UTF-8: decoding
+    /// repairs invalid sequences, so valid bytes are exactly those that come back unchanged.
+    static func utf8(_ buffer: ByteBuffer) -> String? {
+        var string = String(buffer: buffer)
+        let unchanged = string.withUTF8 { decoded in
+            buffer.withUnsafeReadableBytes { original in
+                decoded.count == original.count && (decoded.isEmpty || memcmp(decoded.baseAddress!, original.baseAddress!, decoded.count) == 0)
+            }
+        }
+        return unchanged ? string : nil
     }
 }

@@ -58,6 +58,26 @@ import Testing
         return plan
     }()
 
+    /// A transport that holds a frame's bytes in another form passes how to make them: the
+    /// journal makes them only for a record it keeps, and counts the rest by their size.
+    @Test func aPayloadIsMadeOnlyForARecordTheTranscriptKeeps() {
+        let journal = Journal(capacity: 10, transcriptCapacity: 2)
+        let stream = journal.record(MockRequest(method: "GET", uri: "/events"), plan: Self.streamPlan).id
+        var made = 0
+        for index in 0..<5 {
+            #expect(journal.append(.received, .text, offset: Double(index), size: 3, payload: {
+                made += 1
+                return Data("abc".utf8)
+            }, to: stream))
+        }
+        #expect(made == 2)
+        let transcript = journal.entry(stream)?.transcript
+        #expect(transcript?.records.map(\.payload) == [Data("abc".utf8), Data("abc".utf8)])
+        #expect(transcript?.notKept == 3 && transcript?.notKeptBytes == 9)
+        #expect(transcript?.receivedCount == 5 && transcript?.receivedBytes == 15)
+        #expect(journal.keptBytes > 0)
+    }
+
     @Test func theJournalKeepsATranscriptForAStreamsEntryOnly() {
         let journal = Journal(capacity: 10, transcriptCapacity: 2)
         let plain = journal.record(MockRequest(method: "GET", uri: "/a"), plan: .json(200, Data("{}".utf8))).id
