@@ -32,6 +32,8 @@ let package = Package(
         // The app side of UI tests: reads the mock's base URL and session from the launch environment.
         .library(name: "MockServerClient", targets: ["MockServerClient"]),
         .library(name: "MockFixtures", targets: ["MockFixtures"]),
+        // Recording, all of it: the record proxy (URLSession), the recording's scenario writer,
+        // redaction and the HAR import. No NIO; `MockServer` does not re-export it.
         .library(name: "MockRecording", targets: ["MockRecording"]),
         // A swift-openapi-runtime `ClientTransport` answering from an engine in process.
         .library(name: "MockServerOpenAPI", targets: ["MockServerOpenAPI"]),
@@ -172,10 +174,17 @@ let package = Package(
         // `OpenAPIContract`: the harness's checks for a client of a document's API. No test
         // framework: Swift Testing and XCTest targets both run its suites.
         .target(name: "OpenAPIDocumentContract", dependencies: ["OpenAPIDocumentAPI", "ContractHarness", "MockCore"]),
-        // Recording through a proxy: URLSession (FoundationNetworking on Linux, which
-        // loads libcurl), so it is kept out of the serving binary.
+        // Recording in one place: the proxy that records (`UpstreamProxy`, URLSession), the
+        // recording's scenario and fixtures (`Recorder`, `RecordingBook`, `RecordedExchange`),
+        // `Redaction`, and the HAR import. No NIO: an `AsyncResponder` over MockCore, which
+        // any server (MockServer's, an in-process one) plays.
+        // URLSession is FoundationNetworking on Linux, which loads libcurl, so this module is
+        // kept out of the serving binary: `mock-server record|proxy|import-har` run the
+        // `mock-server-record` binary. For the same reason `MockServer` does not re-export it,
+        // and code that used `Recorder`, `HARImport` and the rest through `import MockServer`
+        // imports `MockRecording` as well.
         // Re-exports BuiltInDrift, where the drift probes moved.
-        .target(name: "MockRecording", dependencies: ["MockServer", "MockCore", "BuiltInDrift", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "MockRecording", dependencies: ["MockCore", "BuiltInDrift", .product(name: "Logging", package: "swift-log")]),
         // `mock-server drift`'s probes: the built-in APIs' simulators against their real
         // servers, compared by shape (URLSession; no NIO).
         .target(name: "BuiltInDrift", dependencies: ["MockCore", "BuiltInMockAPIs", "MockFixtures"]),
@@ -209,6 +218,7 @@ let package = Package(
                 "MockCore",
                 "BuiltInMockAPIs",
                 "MockRecording",
+                "MockServer",
                 "BuiltInDrift",
                 "MockFixtures",
                 "MockServerCLI",
@@ -219,6 +229,9 @@ let package = Package(
         // Test-only support shared by the test targets (they run in one process).
         .target(name: "TestSupport", dependencies: ["MockServer", "MockServerTLS", "ContractTests"], path: "Tests/TestSupport"),
         .testTarget(name: "ScenariosTests", dependencies: ["MockCore", "BuiltInMockAPIs", "MockFixtures"]),
+        // Recording without a server: the recording's scenario, redaction, the HAR import.
+        // (Recording through a live server is `RecordReplayTests`, in MockServerTests.)
+        .testTarget(name: "MockRecordingTests", dependencies: ["MockRecording", "MockCore"]),
         .testTarget(
             name: "MockServerTests",
             dependencies: [

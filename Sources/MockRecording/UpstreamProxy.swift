@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import MockCore
-import MockServer
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -7,8 +7,9 @@ import MockServer
 import MockServerCLI
 
 /// `mock-server-record [record options]`, `mock-server-record drift [drift options]`,
-/// `mock-server-record proxy [proxy options]` or `mock-server-record pact [pact options]`
-/// (`mock-server record|drift|proxy|pact …` run these).
+/// `mock-server-record proxy [proxy options]`, `mock-server-record pact [pact options]` or
+/// `mock-server-record import-har [import options]` (`mock-server
+/// record|drift|proxy|pact|import-har …` run these).
 @main
 enum RecordMain {
     static func main() async {
@@ -16,6 +17,7 @@ enum RecordMain {
         if arguments.first == "drift" { await UsageExit.main(DriftCommand.self, Array(arguments.dropFirst())) }
         if arguments.first == "proxy" { await UsageExit.main(ProxyCommand.self, Array(arguments.dropFirst())) }
         if arguments.first == "pact" { await UsageExit.main(PactCommand.self, Array(arguments.dropFirst())) }
+        if arguments.first == "import-har" { await UsageExit.main(ImportHARCommand.self, Array(arguments.dropFirst())) }
         await UsageExit.main(RecordCommand.self, arguments)
     }
 }

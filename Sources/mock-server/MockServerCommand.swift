@@ -16,7 +16,7 @@ struct MockServerCommand: AsyncParsableCommand {
             Exit status: 0 after a clean stop (SIGINT/SIGTERM), 1 when the server cannot \
             listen (port in use), 2 for a bad fixture or scenario file or bad arguments.
             """,
-        subcommands: [Serve.self, CACommand.self, ProxySetupCommand.self, RecordForwarder.self, DriftForwarder.self, ProxyForwarder.self, PactForwarder.self, Validate.self, OpenAPICommand.self, ImportHAR.self],
+        subcommands: [Serve.self, CACommand.self, ProxySetupCommand.self, RecordForwarder.self, DriftForwarder.self, ProxyForwarder.self, PactForwarder.self, Validate.self, OpenAPICommand.self, ImportHARForwarder.self],
         defaultSubcommand: Serve.self
     )
 }

@@ -91,3 +91,20 @@ struct PactForwarder: ParsableCommand {
 
     func run() throws { try RecordForwarder.forward(["pact"] + arguments) }
 }
+
+/// `mock-server import-har ...` runs `mock-server-record import-har ...`: the HAR import
+/// writes through the recording code, which lives with URLSession in `MockRecording`.
+struct ImportHARForwarder: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import-har",
+        abstract: "Turn a HAR capture (Proxyman, Charles, Safari, Chrome, mitmproxy) into a replay scenario with its bodies as fixtures (runs mock-server-record import-har).",
+        discussion: """
+            Usage: mock-server import-har <file.har> [--host <host[:port]>] [--out <dir>] [--name <name>] [--keep-secrets] [--keep-timing]
+            Every option goes to mock-server-record import-har; see `mock-server import-har --help`.
+            """)
+
+    @Argument(parsing: .captureForPassthrough, help: "Options for mock-server-record import-har.")
+    var arguments: [String] = []
+
+    func run() throws { try RecordForwarder.forward(["import-har"] + arguments) }
+}

@@ -8,7 +8,8 @@
    a secret lookup, an update, a repeated page (answered differently after the create),
    a repeated GET, a 404; some requests carry an Authorization header.
 3. Stops mitmdump cleanly (SIGINT), so it writes the HAR.
-4. Runs `mock-server import-har FILE --out DIR --name captured`.
+4. Runs `mock-server import-har FILE --out DIR --name captured` (which runs the
+   `mock-server-record` built beside it: build both, e.g. `swift build`).
 5. Serves `--fixtures DIR --scenario captured` on a fresh port and replays every captured
    request in order: each answer must match the capture byte for byte (status, Content-Type,
    body). Once with the `Host` the capture had (the bodies' absolute URLs are then the

@@ -40,9 +40,12 @@ public final class Journal: Sendable {
         /// Requests per answerer (a route's or rule's name, `unmatched`) since the start or
         /// the last clear; evictions do not lower them.
         var hits = AnswererCounts()
-        /// The transcripts of kept entries that opened a stream, by entry id: they grow in
-        /// place here as the stream goes on, and go with their entry.
-        var transcripts: [UInt64: StreamTranscript] = [:]
+        /// Per slot, beside `ring`: the transcript of the entry there if it opened a stream.
+        /// Transcripts grow in place here as their streams go on (found by slot, with no
+        /// hashing, on every frame), and go with their entry.
+        var transcripts: [StreamTranscript?] = []
+        /// How many slots hold a transcript: reading entries looks for none while it is 0.
+        var streams = 0
 
         func slot(_ id: UInt64, capacity: Int) -> Int { Int((id - firstID) % UInt64(capacity)) }
     }
@@ -125,13 +128,16 @@ public final class Journal: Sendable {
                 storage.ring.append(consume event)
                 storage.ids.append(storage.total)
                 storage.bytes.append(cost)
+                storage.transcripts.append(transcript)
             } else {
                 storage.ring[slot] = consume event
                 storage.ids[slot] = storage.total
                 storage.bytes[slot] = cost
+                // Eviction emptied the slot; with no stream kept at all there is nothing to write.
+                if storage.streams > 0 || transcript != nil { storage.transcripts[slot] = transcript }
             }
+            if transcript != nil { storage.streams += 1 }
             storage.keptBytes += cost
-            if let transcript { storage.transcripts[storage.total] = transcript }
             Self.trim(&storage, capacity: capacity, budget: budget)
             return answer
         }
@@ -153,7 +159,10 @@ public final class Journal: Sendable {
                 storage.ring[slot] = nil
                 storage.ids[slot] = 0
                 storage.bytes[slot] = 0
-                if !storage.transcripts.isEmpty { storage.transcripts[storage.oldestID] = nil }
+                if storage.streams > 0, storage.transcripts[slot] != nil {
+                    storage.transcripts[slot] = nil
+                    storage.streams -= 1
+                }
             }
             storage.oldestID += 1
         }
@@ -179,13 +188,13 @@ public final class Journal: Sendable {
             guard id >= storage.oldestID, id <= storage.total else { return nil }
             let slot = storage.slot(id, capacity: capacity)
             guard slot < storage.ids.count, storage.ids[slot] == id else { return nil }
-            return Self.withTranscript(storage.ring[slot], storage)
+            return Self.withTranscript(storage.ring[slot], slot: slot, storage)
         }
     }
 
     /// `event` with its stream's transcript as it stands, if it has one.
-    private static func withTranscript(_ event: ServeEvent?, _ storage: Storage) -> ServeEvent? {
-        guard !storage.transcripts.isEmpty, var event, let transcript = storage.transcripts[event.id] else { return event }
+    private static func withTranscript(_ event: ServeEvent?, slot: Int, _ storage: Storage) -> ServeEvent? {
+        guard storage.streams > 0, var event, let transcript = storage.transcripts[slot] else { return event }
         event.sharedTranscript = SharedTranscript(transcript)
         return event
     }
@@ -206,11 +215,13 @@ public final class Journal: Sendable {
                        payload: () -> Data, note: String? = nil, to id: UInt64) -> Bool {
         let capacity = capacity, budget = byteBudget
         return storage.withLock { storage in
-            guard id >= storage.oldestID, id <= storage.total, let index = storage.transcripts.index(forKey: id) else { return false }
+            guard id >= storage.oldestID, id <= storage.total else { return false }
             let slot = storage.slot(id, capacity: capacity)
             guard slot < storage.ids.count, storage.ids[slot] == id else { return false }
-            // One access to the transcript, in place (reading it through `values` copies it).
-            let cost = storage.transcripts.values[index].append(direction, kind, offset: offset, size: size, payload: payload, note: note)
+            // One access to the transcript, in place (reading it out would copy it).
+            guard let cost = storage.transcripts[slot]?.append(direction, kind, offset: offset, size: size, payload: payload, note: note) else {
+                return false
+            }
             guard cost > 0 else { return true }
             storage.bytes[slot] += cost
             storage.keptBytes += cost
@@ -223,10 +234,12 @@ public final class Journal: Sendable {
     /// (the first ending counts); false when the entry is gone or opened no stream.
     @discardableResult
     public func endStream(_ id: UInt64, _ how: StreamTranscript.Ending, offset: TimeInterval) -> Bool {
-        storage.withLock { storage in
-            guard storage.transcripts[id] != nil else { return false }
-            storage.transcripts[id]?.end(how, offset: offset)
-            return true
+        let capacity = capacity
+        return storage.withLock { storage in
+            guard id >= storage.oldestID, id <= storage.total else { return false }
+            let slot = storage.slot(id, capacity: capacity)
+            guard slot < storage.ids.count, storage.ids[slot] == id else { return false }
+            return storage.transcripts[slot]?.end(how, offset: offset) != nil
         }
     }
 
@@ -251,7 +264,8 @@ public final class Journal: Sendable {
             var kept: [ServeEvent] = []
             kept.reserveCapacity(Int(storage.total - storage.oldestID + 1))
             for id in storage.oldestID...storage.total {
-                if let event = Self.withTranscript(storage.ring[storage.slot(id, capacity: capacity)], storage) { kept.append(event) }
+                let slot = storage.slot(id, capacity: capacity)
+                if let event = Self.withTranscript(storage.ring[slot], slot: slot, storage) { kept.append(event) }
             }
             return kept
         }
@@ -285,7 +299,8 @@ public final class Journal: Sendable {
             storage.oldestID = storage.total + 1
             storage.keptBytes = 0
             storage.hits = AnswererCounts()
-            storage.transcripts.removeAll()
+            storage.transcripts.removeAll(keepingCapacity: true)
+            storage.streams = 0
         }
     }
 

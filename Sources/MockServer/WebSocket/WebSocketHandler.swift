@@ -21,37 +21,42 @@ import NIOWebSocket
 ///
 /// While open it is listed in the engine's `LiveSockets`, through which the admin API
 /// and tests send into it and close it.
+///
+/// It runs only on its channel's event loop, and no call it makes while a stored property
+/// is being changed reaches that property again, so the properties every frame touches
+/// skip Swift's run-time exclusivity check (`@exclusivity(unchecked)`), as the HTTP
+/// handler's do: `Benchmarks/README.md`, "Streams", has what the checks cost per echo.
 final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
-    private var conversation: WebSocketConversation
+    @exclusivity(unchecked) private var conversation: WebSocketConversation
     private let exchange: Exchange
     private let sockets: LiveSockets
     private let socket: LiveSockets.Socket
-    private var inbound: WebSocketInbound
+    @exclusivity(unchecked) private var inbound: WebSocketInbound
     /// Bytes written while the socket is over its write buffer's high-water mark (not
     /// writable) past which the client is dropped; a writable socket takes a frame of any size.
     let maxQueuedBytes: Int
     private let logger: Logger
 
-    private var context: ChannelHandlerContext?
+    @exclusivity(unchecked) private var context: ChannelHandlerContext?
     /// The conversation's time zero.
-    private var openedAt = NIODeadline.uptimeNanoseconds(0)
+    @exclusivity(unchecked) private var openedAt = NIODeadline.uptimeNanoseconds(0)
     private var timers: [Int: Scheduled<Void>] = [:]
     /// A close frame was sent: nothing more is.
-    private(set) var closeSent = false
+    @exclusivity(unchecked) private(set) var closeSent = false
     /// The client's close frame came.
-    private(set) var closeReceived = false
+    @exclusivity(unchecked) private(set) var closeReceived = false
     /// The exchange ended (the connection is closing or closed).
-    private(set) var ended = false
+    @exclusivity(unchecked) private(set) var ended = false
     private var registered = false
     /// The close timeout of a close this handler sent itself (the admin API's, a violation's).
     private var closeTimeout: Scheduled<Void>?
     /// The conversation's actions for the event being handled (kept to be reused).
-    private var actions: [WebSocketConversation.Action] = []
+    @exclusivity(unchecked) private var actions: [WebSocketConversation.Action] = []
     /// Bytes written since the socket went over its high-water mark; zero while it is writable.
-    private var bytesWhileUnwritable = 0
+    @exclusivity(unchecked) private var bytesWhileUnwritable = 0
 
     init(conversation: WebSocketConversation, exchange: Exchange, sockets: LiveSockets, socket: LiveSockets.Socket,
          maxMessageSize: Int, writeBufferHigh: Int, logger: Logger) {

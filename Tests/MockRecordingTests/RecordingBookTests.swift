@@ -1,6 +1,6 @@
 import Foundation
-import MockServer
 import MockCore
+import MockRecording
 import Testing
 
 /// How exchanges become a replay scenario (pure logic; the socket round trip is in

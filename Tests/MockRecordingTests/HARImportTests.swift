@@ -1,6 +1,6 @@
 import Foundation
-import MockServer
 import MockCore
+import MockRecording
 import Testing
 
 /// HAR captures in the shapes Safari's Web Inspector and Proxyman export, imported and

@@ -1,6 +1,6 @@
 import Foundation
-@testable import MockServer
 import MockCore
+@testable import MockRecording
 import Testing
 
 /// The pieces of the HAR import on their own: redaction in place, request URLs, the

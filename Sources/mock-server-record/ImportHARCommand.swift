@@ -1,14 +1,16 @@
 import ArgumentParser
 import Foundation
 import MockCore
-import MockServer
+import MockRecording
 import MockServerCLI
 
-/// `mock-server import-har FILE.har`: a capture from Proxyman, Charles, Safari, Chrome or
-/// mitmproxy becomes what `record` writes, a replay scenario with its bodies as fixtures.
-struct ImportHAR: ParsableCommand {
+/// `mock-server-record import-har FILE.har` (`mock-server import-har` runs it): a capture
+/// from Proxyman, Charles, Safari, Chrome or mitmproxy becomes what `record` writes, a
+/// replay scenario with its bodies as fixtures. It lives in this binary with the rest of
+/// recording, so the serving binary links none of it.
+struct ImportHARCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "import-har",
+        commandName: "mock-server import-har",
         abstract: "Turn a HAR capture (Proxyman, Charles, Safari, Chrome, mitmproxy) into a replay scenario with its bodies as fixtures.",
         discussion: """
             Writes what `mock-server record` writes: DIR/scenarios/NAME.json and the bodies under \
@@ -52,7 +54,7 @@ struct ImportHAR: ParsableCommand {
         if let host, host.isEmpty || host.contains("/") { throw ValidationError("--host takes a host or host:port, e.g. localhost:8080") }
     }
 
-    func run() throws {
+    func run() async throws {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: file))

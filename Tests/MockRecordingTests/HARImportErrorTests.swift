@@ -1,6 +1,6 @@
 import Foundation
-import MockServer
 import MockCore
+import MockRecording
 import Testing
 
 /// Every kind of bad capture is refused with the entry and the field as a JSON path

@@ -1,3 +1,5 @@
+import MockCore
+
 /// An entry's `request.url`, read without Foundation's `URL` (whose host and port parsing
 /// differs between platforms): scheme, host, explicit port, and the request target.
 struct HARURL: Sendable, Equatable {
@@ -77,7 +79,7 @@ struct HARURL: Sendable, Equatable {
             }
             port = number
         }
-        guard !host.isEmpty, HTTPConnectionHandler.isPlainHost(String(host)) else {
+        guard !host.isEmpty, MockRequest.isPlainHost(String(host)) else {
             return .invalid(reason: "\"\(text)\" has a host that is not a plain host name or address")
         }
 
