@@ -21,6 +21,9 @@ public final class MockEngine: Responder {
     let live: LiveAPIs
     /// Answers in place of the APIs' routes when set (`init(configuration:source:)`).
     let source: (any Responder)?
+    /// `source != nil`, read on every request: testing the optional existential itself
+    /// copies it.
+    private let hasSource: Bool
     /// The fixtures now served; `shared` while they are the `Preloaded` the configuration
     /// gave (its `StartingStates` then serve this engine's resets too).
     private let preloaded: Locked<(value: Preloaded, shared: Bool)>
@@ -34,6 +37,7 @@ public final class MockEngine: Responder {
     public init(configuration: EngineConfiguration, source: (any Responder)? = nil) throws(FixtureError) {
         self.configuration = configuration
         self.source = source
+        hasSource = source != nil
         let preloaded: Preloaded
         if let given = configuration.preloaded { preloaded = given } else { preloaded = try Preloaded.load(configuration) }
         let shared = configuration.preloaded != nil
@@ -67,7 +71,7 @@ public final class MockEngine: Responder {
     /// The source's answer to a request the scenario leaves to it: `source` when the engine
     /// was given one, else the route of the APIs that matches.
     func sourceAnswer(_ request: MockRequest) -> ResponsePlan {
-        if let source { return source.respond(to: request) }
+        if hasSource, let source { return source.respond(to: request) }
         var name: String?
         var plan = live.respond(to: request, answeredBy: &name)
         if let name { plan.answeredBy = name }

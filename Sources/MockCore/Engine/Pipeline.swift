@@ -43,20 +43,23 @@ public struct Pipeline: Sendable {
     /// The engine that decides, answers and journals every request that reaches it.
     public let engine: MockEngine
     /// Answers its own requests before the engine sees them (the admin API); nil: none.
-    public let control: (any ControlPlane)?
+    public var control: (any ControlPlane)? { plane is NoControlPlane ? nil : plane }
+    /// `control`, or a plane that handles nothing: called in place on every request, where
+    /// an optional existential would be copied out to be opened.
+    private let plane: any ControlPlane
 
     /// A pipeline answering from `engine`, with `control` ahead of it. Make one per server
     /// (or per in-process transport) and share it: building a control plane builds its routes.
     public init(engine: MockEngine, control: (any ControlPlane)? = nil) {
         self.engine = engine
-        self.control = control
+        plane = control ?? NoControlPlane()
     }
 
     /// The answer to `request`, journaled: the control plane's, or the engine's stages with
     /// its APIs (or its `source`) as the source.
     public func answer(_ request: MockRequest) -> (plan: ResponsePlan, exchange: Exchange) {
-        if let control, control.handles(request) {
-            return engine.journal(request, control.answer(request), checked: true)
+        if plane.handles(request) {
+            return engine.journal(request, plane.answer(request), checked: true)
         }
         switch engine.begin(request) {
         case .answered(let plan):
@@ -72,8 +75,8 @@ public struct Pipeline: Sendable {
     /// it); the outcome and the network profile then shape what came back. The control
     /// plane still answers its own requests. `target` is the request line's URI as sent.
     public func answer(_ request: MockRequest, upstream: any AsyncResponder, target: String) async -> (plan: ResponsePlan, exchange: Exchange) {
-        if let control, control.handles(request) {
-            return engine.journal(request, control.answer(request), checked: true)
+        if plane.handles(request) {
+            return engine.journal(request, plane.answer(request), checked: true)
         }
         switch engine.begin(request) {
         case .answered(let plan):
@@ -97,6 +100,13 @@ public struct Pipeline: Sendable {
     public func ended(_ request: MockRequest, _ plan: ResponsePlan) {
         engine.journal(request, plan, checked: false).exchange.finished()
     }
+}
+
+/// The control plane of a pipeline that has none.
+private struct NoControlPlane: ControlPlane {
+    func handles(_ request: MockRequest) -> Bool { false }
+    /// Never asked: it handles nothing.
+    func answer(_ request: MockRequest) -> ResponsePlan { .error(404, "No control plane") }
 }
 
 /// A source that answers later: the transport keeps its event loop free while it waits

@@ -93,10 +93,13 @@ struct ConnectionStateMachine {
     /// A stopping server's HTTP/1.1 connection reads and answers no further requests.
     private var readsStopped: Bool { quiescing && !multiplexed }
 
-    /// Whether the answer being written may leave the connection open: not once a stopping
-    /// server asked it to finish (an HTTP/2 stream always may: the connection decides).
-    func keepsAlive(_ head: HTTPRequestHead) -> Bool {
-        multiplexed || (head.isKeepAlive && !quiescing)
+    /// Whether the answer being written may leave the connection open when its request
+    /// `asked` to keep it (`HTTPRequestHead.isKeepAlive`): not once a stopping server asked
+    /// it to finish (an HTTP/2 stream always may: the connection decides). It takes the
+    /// head's answer rather than the head, so that the handler reads two fields of its
+    /// machine in place instead of copying the machine around a call into NIO.
+    func keepsAlive(asked: Bool) -> Bool {
+        multiplexed || (asked && !quiescing)
     }
 
     // MARK: Reading

@@ -24,11 +24,12 @@ extension HTTPConnectionHandler {
                 handler.finishExchange()
                 return
             }
-            handler.execute(plan, for: head, context: context, keepAlive: handler.machine.keepsAlive(head))
+            handler.execute(plan, for: head, context: context, keepAlive: handler.machine.keepsAlive(asked: head.isKeepAlive))
         }
     }
 
-    /// Plays `plan`, after its delay.
+    /// Plays `plan`, after its delay. `keepAlive`: the connection may stay open after it, as
+    /// `ConnectionStateMachine.keepsAlive` said when the plan was made.
     func execute(_ plan: ResponsePlan, for request: HTTPRequestHead, context: ChannelHandlerContext, keepAlive: Bool) {
         if plan.fault == .hang {
             machine.hang()
@@ -40,15 +41,25 @@ extension HTTPConnectionHandler {
         }
         shared.delays.schedule(at: context.eventLoop.now + .nanoseconds(Int64(plan.delay * 1_000_000_000))) { [self] in
             guard context.channel.isActive else { return }
-            carryOut(plan, for: request, context: context, keepAlive: keepAlive)
+            // A server that began stopping meanwhile says so on this answer.
+            carryOut(plan, for: request, context: context, keepAlive: keepAlive && machine.keepsAlive(asked: true))
         }
     }
 
     private func carryOut(_ plan: ResponsePlan, for request: HTTPRequestHead, context: ChannelHandlerContext, keepAlive: Bool) {
-        // A stopping server's last answer on this connection says so, as does the answer
-        // to an upgrade request that does not upgrade.
-        let keepAlive = keepAlive && machine.keepsAlive(request) && !upgradeAsked
+        // The answer to an upgrade request that does not upgrade closes the connection.
+        let keepAlive = keepAlive && !upgradeAsked
         let writer = shared.writer
+        let bodyAllowed = plan.status != 304 && plan.status != 204 && !(100..<200).contains(plan.status)
+        // A plain whole answer (its whole body, at once) may be one this loop wrote before:
+        // its frames or bytes again, whose headers were checked when they were kept.
+        let reusable = bodyAllowed && request.method != .HEAD && plan.fault == nil && plan.pacing == nil && plan.stream == nil
+            && plan.eventStream == nil && !upgradeAsked
+        if reusable, let last = writer.kept(status: plan.status, headers: plan.headers, body: plan.body, request: request,
+                                            keepAlive: keepAlive, cache: shared.delays.responses, context: context) {
+            send(last, context: context, keepAlive: keepAlive)
+            return
+        }
         guard writer.canWrite(plan.headers) else {
             carryOut(Self.unwritableHeaders(plan), for: request, context: context, keepAlive: false)
             return
@@ -72,7 +83,6 @@ extension HTTPConnectionHandler {
                      for: request, context: context, keepAlive: keepAlive)
             return
         }
-        let bodyAllowed = plan.status != 304 && plan.status != 204 && !(100..<200).contains(plan.status)
         let body = bodyAllowed && request.method != .HEAD ? plan.body : Data()
         let contentLength = bodyAllowed ? plan.body.count : nil
         if let pacing = plan.pacing, !body.isEmpty {
@@ -82,7 +92,7 @@ extension HTTPConnectionHandler {
             return
         }
         let last = writer.whole(status: plan.status, headers: plan.headers, body: body, contentLength: contentLength, request: request,
-                                keepAlive: keepAlive, cache: shared.delays.responses, context: context)
+                                keepAlive: keepAlive, cache: reusable ? shared.delays.responses : nil, context: context)
         send(last, context: context, keepAlive: keepAlive)
     }
 

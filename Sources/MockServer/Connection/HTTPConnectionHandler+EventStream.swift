@@ -52,7 +52,7 @@ extension HTTPConnectionHandler {
             inFlight = nil
             exchange?.endStream(.finished)
             let last = shared.writer.whole(status: plan.status, headers: headers, body: Data(), contentLength: nil, request: request,
-                                           keepAlive: keepAlive, cache: shared.delays.responses, context: context)
+                                           keepAlive: keepAlive, cache: nil, context: context)
             send(last, context: context, keepAlive: keepAlive)
             return
         }

@@ -23,7 +23,7 @@ extension HTTPConnectionHandler {
     /// are never slowed).
     /// `mayCarryBody`: the head has `Content-Length` or `Transfer-Encoding`, or opened an
     /// HTTP/2 stream it did not end.
-    func uploadPace(for head: HTTPRequestHead, mayCarryBody: Bool, now: NIODeadline) -> UploadPace? {
+    func uploadPace(for head: HTTPRequestHead, mayCarryBody: Bool, context: ChannelHandlerContext) -> UploadPace? {
         // Only a body is paced: a request without one (most GETs) has nothing to carry,
         // and its profile is not looked up (otherwise a lookup per HTTP/2 stream).
         guard mayCarryBody, !AdminAPI.handles(target: head.uri) else { return nil }
@@ -34,7 +34,7 @@ extension HTTPConnectionHandler {
         guard case .success(let profile?) = network,
               let rate = profile.uplinkBitsPerSecond, rate > 0 else { return nil }
         let perByte = 8 / Double(rate) * 1e9 * shared.engine.configuration.timeScale
-        return UploadPace(start: now, nanosecondsPerByte: perByte)
+        return UploadPace(start: context.eventLoop.now, nanosecondsPerByte: perByte)
     }
 
     /// A connection's first answer under a profile also waits for the DNS lookup and the

@@ -114,7 +114,7 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
                 // An HTTP/2 stream may carry a body with neither field, unless the HEADERS
                 // frame that opened it also ended it (a GET, mostly).
                 upload = uploadPace(for: head, mayCarryBody: framed || (machine.multiplexed && !streamRead.headEndedStream),
-                                    now: context.eventLoop.now)
+                                    context: context)
             }
         case .body(var chunk):
             switch machine.receivedBody(&chunk, fromQueue: fromQueue) {
@@ -153,14 +153,21 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
         let head = request.head
         let mockRequest = makeRequest(head, body: request.body.readableBytes == 0 ? Data() : Data(buffer: request.body),
                                       receivedAt: request.receivedAt)
-        if let proxy = shared.proxy, !AdminAPI.handles(mockRequest.path) {
+        // Per request, nothing is copied that need not be: the proxy is bound only when
+        // there is one (`proxies`), the answer is taken apart at once (the pair is destroyed
+        // through the runtime), and the head is asked about keep-alive before the machine
+        // is (a call into NIO while the machine is read copies it).
+        if shared.proxies, !AdminAPI.handles(mockRequest.path), let proxy = shared.proxy {
             respondLater(proxy, to: mockRequest, head: head, context: context)
             return
         }
-        var answer = shared.answer(mockRequest)
-        addConnectionSetup(to: &answer.plan)
-        inFlight = answer.exchange
-        execute(answer.plan, for: head, context: context, keepAlive: machine.keepsAlive(head))
+        var plan: ResponsePlan
+        let exchange: Exchange
+        (plan, exchange) = shared.answer(mockRequest)
+        addConnectionSetup(to: &plan)
+        inFlight = exchange
+        let asked = head.isKeepAlive
+        execute(plan, for: head, context: context, keepAlive: machine.keepsAlive(asked: asked))
     }
 
     /// Holds reads while queued requests wait, the uplink catches up or a stopping server

@@ -19,12 +19,18 @@ package protocol ResponseWriter: AnyObject {
     /// answer in place of a final one.
     var needsFinalStatus: Bool { get }
 
+    /// The same whole answer (the whole `body` sent) as one this loop wrote and kept in
+    /// `cache` before, or nil: everything but its last part is written, the last part is
+    /// returned. Its headers were checked when it was kept, so it needs no `canWrite`.
+    func kept(status: Int, headers: HeaderFields, body: Data, request: HTTPRequestHead, keepAlive: Bool,
+              cache: ResponseCache, context: ChannelHandlerContext) -> NIOAny?
+
     /// A whole answer: everything but its last part is written; the last part is returned.
-    /// `bodyAllowed`: the status and method allow a body (its length is still announced
-    /// for a `HEAD`); `body` is empty when none is sent.
-    /// `cache`: the loop's whole answers, written again as they are when the same parts come.
+    /// `contentLength` is announced (the body's, even for a `HEAD`, which sends none); `body`
+    /// is empty when none is sent. `cache`: where a whole body's answer is kept for `kept`
+    /// (nil: not kept); the caller tried `kept` first.
     func whole(status: Int, headers: HeaderFields, body: Data, contentLength: Int?, request: HTTPRequestHead, keepAlive: Bool,
-               cache: ResponseCache, context: ChannelHandlerContext) -> NIOAny
+               cache: ResponseCache?, context: ChannelHandlerContext) -> NIOAny
 
     /// The head of an answer whose body follows in parts (`part`): with its length, or
     /// open-ended (`contentLength` nil: an event stream). Written and flushed.
@@ -72,19 +78,20 @@ final class HTTP1ResponseWriter: ResponseWriter {
         requests.headerLines.lines(for: headers) != nil || headers.areWritable
     }
 
-    func whole(status: Int, headers: HeaderFields, body: Data, contentLength: Int?, request: HTTPRequestHead, keepAlive: Bool,
-               cache responses: ResponseCache, context: ChannelHandlerContext) -> NIOAny {
+    func kept(status: Int, headers: HeaderFields, body: Data, request: HTTPRequestHead, keepAlive: Bool,
+              cache responses: ResponseCache, context: ChannelHandlerContext) -> NIOAny? {
+        guard ResponseCache.admits(body) else { return nil }
         let http10 = request.version.major == 1 && request.version.minor == 0
-        // The same answer as one this loop wrote before: its bytes again. Only a whole body
-        // (its headers were checked when it was kept).
-        let reusable = contentLength == body.count && ResponseCache.admits(body)
-        if reusable, let kept = responses.answer(status: status, http10: http10, keepAlive: keepAlive, headers: headers, body: body) {
-            return NIOAny(kept)
-        }
+        return responses.answer(status: status, http10: http10, keepAlive: keepAlive, headers: headers, body: body).map { NIOAny($0) }
+    }
+
+    func whole(status: Int, headers: HeaderFields, body: Data, contentLength: Int?, request: HTTPRequestHead, keepAlive: Bool,
+               cache responses: ResponseCache?, context: ChannelHandlerContext) -> NIOAny {
+        let http10 = request.version.major == 1 && request.version.minor == 0
         var buffer = headBuffer(status: status, headers: headers, http10: http10, extra: body.count,
                                 framing: contentLength.map { .length($0) } ?? .none, keepAlive: keepAlive, context: context)
         buffer.writeData(body)
-        if reusable {
+        if let responses, contentLength == body.count, ResponseCache.admits(body) {
             responses.keep(buffer, status: status, http10: http10, keepAlive: keepAlive, headers: headers, body: body)
         }
         return NIOAny(buffer)

@@ -21,6 +21,10 @@ final class ConnectionClock: ChannelInboundHandler, RemovableChannelHandler {
     @exclusivity(unchecked) private var deadline: NIODeadline?
     @exclusivity(unchecked) private var lastByte = NIODeadline.uptimeNanoseconds(0)
     @exclusivity(unchecked) private var headStart = NIODeadline.uptimeNanoseconds(0)
+    /// While a read that the clock looked at passes down the pipeline: when it came. What
+    /// the request handler does within it (a head arrived, a whole answer written) happens
+    /// at that time, without another look at the clock.
+    @exclusivity(unchecked) private var readAt: NIODeadline?
     /// When the one scheduled timer fires (it may fire early and re-arm).
     @exclusivity(unchecked) private var timerAt: NIODeadline?
     @exclusivity(unchecked) private var timer: Scheduled<Void>?
@@ -56,15 +60,18 @@ final class ConnectionClock: ChannelInboundHandler, RemovableChannelHandler {
             // read (below): a head that comes in one read costs no timer.
             phase = .head
             headStart = context.eventLoop.now
+            readAt = headStart
             headBytes += bytes
         case .head:
             headBytes += bytes
         case .body:
             lastByte = context.eventLoop.now
+            readAt = lastByte
         case .responding, .done:
             break
         }
         context.fireChannelRead(data)
+        readAt = nil
         // The decoder has taken what it could: a head that arrived reset the count.
         guard phase == .head || phase == .idle else { return }
         if headBytes > limits.maxHeadSize {
@@ -76,8 +83,9 @@ final class ConnectionClock: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    /// The loop's clock: an `EmbeddedEventLoop`'s own in tests.
-    private var now: NIODeadline { context?.eventLoop.now ?? .now() }
+    /// The loop's clock (an `EmbeddedEventLoop`'s own in tests), or the time of the read
+    /// under way.
+    private var now: NIODeadline { readAt ?? context?.eventLoop.now ?? .now() }
 
     // MARK: Moved by the request handler
 

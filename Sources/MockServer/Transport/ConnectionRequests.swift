@@ -13,6 +13,9 @@ final class ConnectionShared {
     let pipeline: Pipeline
     /// The source in place of the APIs, answering later (a proxy to a real server).
     let proxy: (any AsyncResponder)?
+    /// `proxy != nil`, read on every request: testing the optional existential itself
+    /// copies it.
+    let proxies: Bool
     let maxRequestBodySize: Int
     /// How absolute URLs in answers start when the request names no plain host.
     let fallbackBaseURL: String
@@ -39,6 +42,7 @@ final class ConnectionShared {
         self.engine = pipeline.engine
         self.pipeline = pipeline
         self.proxy = proxy
+        proxies = proxy != nil
         self.maxRequestBodySize = maxRequestBodySize
         self.fallbackBaseURL = fallbackBaseURL
         self.logger = logger

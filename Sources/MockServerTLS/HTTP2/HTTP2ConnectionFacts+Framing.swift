@@ -41,20 +41,25 @@ extension HTTP2ConnectionFacts: StreamFraming {
 
     func canWrite(_ headers: HeaderFields) -> Bool { headers.areWritable }
 
-    /// The HEADERS frame, then the body in one DATA frame that ends the stream (returned);
-    /// a whole body sent at once reuses the frames this loop made for the same parts.
+    /// The frames this loop made for the same parts: the HEADERS frame written, the DATA
+    /// frame that ends the stream returned.
+    func kept(status: Int, headers: HeaderFields, body: Data, request: HTTPRequestHead, keepAlive: Bool,
+              cache: ResponseCache, context: ChannelHandlerContext) -> NIOAny? {
+        guard ResponseCache.admits(body), let frames = cache.frames(status: status, headers: headers, body: body) else { return nil }
+        context.write(frames.head, promise: nil)
+        return dataFrame(frames.body, last: true)
+    }
+
+    /// The HEADERS frame, then the body in one DATA frame that ends the stream (returned).
     func whole(status: Int, headers: HeaderFields, body: Data, contentLength: Int?, request: HTTPRequestHead, keepAlive: Bool,
-               cache: ResponseCache, context: ChannelHandlerContext) -> NIOAny {
+               cache: ResponseCache?, context: ChannelHandlerContext) -> NIOAny {
         guard !body.isEmpty else {
             return headFrame(status: status, headers: headers, contentLength: contentLength, endStream: true)
         }
-        if contentLength == body.count, ResponseCache.admits(body) {
-            let frames = cache.frames(status: status, headers: headers, body: body) ?? {
-                let frames = StreamAnswer(head: headFrame(status: status, headers: headers, contentLength: contentLength, endStream: false),
-                                          body: context.channel.allocator.buffer(data: body))
-                cache.keep(frames, status: status, headers: headers, body: body)
-                return frames
-            }()
+        if let cache, contentLength == body.count, ResponseCache.admits(body) {
+            let frames = StreamAnswer(head: headFrame(status: status, headers: headers, contentLength: contentLength, endStream: false),
+                                      body: context.channel.allocator.buffer(data: body))
+            cache.keep(frames, status: status, headers: headers, body: body)
             context.write(frames.head, promise: nil)
             return dataFrame(frames.body, last: true)
         }
