@@ -297,17 +297,9 @@ final class HTTPConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler
         // Checked and built once per connection (`ConnectionRequests.lastBaseURL`). Compared
         // byte for byte: `==` on String would take "\u{212A}" (Kelvin) for "K".
         if let last = shared.requests.lastBaseURL, last.host.utf8Equals(host) { return last.baseURL }
-        let baseURL = Self.isPlainHost(host) ? shared.scheme + "://" + host : shared.fallbackBaseURL
+        let baseURL = MockRequest.isPlainHost(host) ? shared.scheme + "://" + host : shared.fallbackBaseURL
         shared.requests.lastBaseURL = (host, baseURL)
         return baseURL
-    }
-
-    static func isPlainHost(_ host: String) -> Bool {
-        !host.isEmpty && host.utf8.count <= 255 && host.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ":")
-                || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]") || byte == UInt8(ascii: "_")
-        }
     }
 }
 

@@ -105,7 +105,7 @@ final class ForwardProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         var headers = HeaderFields(fields: takeover.head.headers.map { (name: $0.name, value: $0.value) })
         headers.remove("Proxy-Authorization")
         let host = takeover.head.headers.first(name: "host")
-        let baseURL = host.map { HTTPConnectionHandler.isPlainHost($0) ? "http://" + $0 : shared.fallbackBaseURL } ?? shared.fallbackBaseURL
+        let baseURL = host.map { MockRequest.isPlainHost($0) ? "http://" + $0 : shared.fallbackBaseURL } ?? shared.fallbackBaseURL
         return MockRequest(method: takeover.head.method.rawValue, uri: takeover.head.uri, headers: headers, body: Data(), baseURL: baseURL,
                            receivedAt: takeover.receivedAt, connection: ConnectionRef(id: shared.requests.id, ordinal: shared.requests.begun))
     }
