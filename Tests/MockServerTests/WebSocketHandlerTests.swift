@@ -322,6 +322,37 @@ import Testing
 
     // MARK: Live sockets
 
+    /// A client that stops reading: once its socket is over the write buffer's high-water
+    /// mark, what is written while it stays so is counted, and past `maxQueuedBytes` the
+    /// client is dropped and the exchange ends without its close. The same frames to a
+    /// socket that takes them keep it open.
+    @Test(arguments: [false, true]) func aClientThatStopsReadingIsDroppedPastTheBound(reading: Bool) throws {
+        var socket = try Socket()
+        _ = try socket.open()
+        _ = try socket.frames()
+        let id = try #require(socket.entry?.id)
+        if !reading {
+            socket.connection.channel.isWritable = false
+            socket.connection.channel.pipeline.fireChannelWritabilityChanged()
+        }
+        // 16 frames of 64 KiB is the bound (16 × the default high-water mark of 64 KiB); 20 pass it.
+        let big = String(repeating: "x", count: 64 * 1024)
+        for _ in 0..<20 {
+            socket.engine.sockets.send(.text(big), to: id)
+            socket.connection.loop.run()
+        }
+        if reading {
+            #expect(socket.isOpen)
+            #expect(socket.engine.sockets.socket(id) != nil)
+            #expect(try socket.texts().count == 20)
+        } else {
+            #expect(!socket.isOpen, "the client that stopped reading was dropped")
+            #expect(socket.engine.sockets.socket(id) == nil)
+            #expect(socket.transcript?.ending?.how == .closedWithoutEnd)
+            #expect(socket.transcript?.sentCount == 1 + 16, "the greeting and the frames within the bound; none past it")
+        }
+    }
+
     @Test func theAdminAPIListsSendsIntoAndClosesASocket() throws {
         var socket = try Socket()
         _ = try socket.open()

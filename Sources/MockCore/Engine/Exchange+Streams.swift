@@ -16,7 +16,9 @@ extension Exchange {
 
     /// Records one frame or event of `size` payload bytes whose payload is made only if
     /// the transcript keeps it (past ``StreamTranscript/capacity`` records it is counted):
-    /// a transport that holds the bytes in another form passes how to make them.
+    /// a transport that holds the bytes in another form passes how to make them. `payload`
+    /// needs to give only the first ``StreamTranscript/payloadLimit`` bytes; it runs while
+    /// the journal is locked, so it must be quick and must not touch the journal.
     public func record(_ direction: StreamTranscript.Direction, _ kind: StreamTranscript.Kind, size: Int, payload: () -> Data, note: String? = nil) {
         let offset = max(0, engine.timeSource.now().timeIntervalSince(receivedAt))
         engine.journal.append(direction, kind, offset: offset, size: size, payload: payload, note: note, to: id)

@@ -42,7 +42,8 @@ public final class Journal: Sendable {
         var hits = AnswererCounts()
         /// Per slot, beside `ring`: the transcript of the entry there if it opened a stream.
         /// Transcripts grow in place here as their streams go on (found by slot, with no
-        /// hashing, on every frame), and go with their entry.
+        /// hashing, on every frame), and go with their entry. Empty until the first stream,
+        /// so a journal that never holds one pays nothing for it; then as long as `ring`.
         var transcripts: [StreamTranscript?] = []
         /// How many slots hold a transcript: reading entries looks for none while it is 0.
         var streams = 0
@@ -128,15 +129,19 @@ public final class Journal: Sendable {
                 storage.ring.append(consume event)
                 storage.ids.append(storage.total)
                 storage.bytes.append(cost)
-                storage.transcripts.append(transcript)
             } else {
                 storage.ring[slot] = consume event
                 storage.ids[slot] = storage.total
                 storage.bytes[slot] = cost
-                // Eviction emptied the slot; with no stream kept at all there is nothing to write.
-                if storage.streams > 0 || transcript != nil { storage.transcripts[slot] = transcript }
             }
-            if transcript != nil { storage.streams += 1 }
+            // Eviction emptied the slot: only a stream, or slots kept for streams, need a write.
+            if transcript != nil || !storage.transcripts.isEmpty {
+                if storage.transcripts.count < storage.ring.count {
+                    storage.transcripts.append(contentsOf: repeatElement(nil, count: storage.ring.count - storage.transcripts.count))
+                }
+                storage.transcripts[slot] = transcript
+                if transcript != nil { storage.streams += 1 }
+            }
             storage.keptBytes += cost
             Self.trim(&storage, capacity: capacity, budget: budget)
             return answer
@@ -159,7 +164,7 @@ public final class Journal: Sendable {
                 storage.ring[slot] = nil
                 storage.ids[slot] = 0
                 storage.bytes[slot] = 0
-                if storage.streams > 0, storage.transcripts[slot] != nil {
+                if storage.streams > 0, slot < storage.transcripts.count, storage.transcripts[slot] != nil {
                     storage.transcripts[slot] = nil
                     storage.streams -= 1
                 }
@@ -194,7 +199,7 @@ public final class Journal: Sendable {
 
     /// `event` with its stream's transcript as it stands, if it has one.
     private static func withTranscript(_ event: ServeEvent?, slot: Int, _ storage: Storage) -> ServeEvent? {
-        guard storage.streams > 0, var event, let transcript = storage.transcripts[slot] else { return event }
+        guard storage.streams > 0, slot < storage.transcripts.count, var event, let transcript = storage.transcripts[slot] else { return event }
         event.sharedTranscript = SharedTranscript(transcript)
         return event
     }
@@ -207,9 +212,11 @@ public final class Journal: Sendable {
     }
 
     /// Adds a record of `size` payload bytes to the transcript of entry `id`'s stream, as
-    /// ``append(_:to:)`` does; `payload` is called only when the transcript keeps the
-    /// record (a full one counts it), so a long stream's records past the cap cost no copy.
-    /// False when the entry is gone (evicted, cleared) or opened no stream.
+    /// ``append(_:to:)`` does; `payload` (the first ``StreamTranscript/payloadLimit`` bytes
+    /// are enough) is called only when the transcript keeps the record (a full one counts
+    /// it), so a long stream's records past the cap cost no copy. It runs with the journal
+    /// locked: it must be quick and must not touch the journal. False when the entry is
+    /// gone (evicted, cleared) or opened no stream.
     @discardableResult
     public func append(_ direction: StreamTranscript.Direction, _ kind: StreamTranscript.Kind, offset: TimeInterval, size: Int,
                        payload: () -> Data, note: String? = nil, to id: UInt64) -> Bool {
@@ -217,7 +224,7 @@ public final class Journal: Sendable {
         return storage.withLock { storage in
             guard id >= storage.oldestID, id <= storage.total else { return false }
             let slot = storage.slot(id, capacity: capacity)
-            guard slot < storage.ids.count, storage.ids[slot] == id else { return false }
+            guard slot < storage.ids.count, storage.ids[slot] == id, slot < storage.transcripts.count else { return false }
             // One access to the transcript, in place (reading it out would copy it).
             guard let cost = storage.transcripts[slot]?.append(direction, kind, offset: offset, size: size, payload: payload, note: note) else {
                 return false
@@ -238,7 +245,7 @@ public final class Journal: Sendable {
         return storage.withLock { storage in
             guard id >= storage.oldestID, id <= storage.total else { return false }
             let slot = storage.slot(id, capacity: capacity)
-            guard slot < storage.ids.count, storage.ids[slot] == id else { return false }
+            guard slot < storage.ids.count, storage.ids[slot] == id, slot < storage.transcripts.count else { return false }
             return storage.transcripts[slot]?.end(how, offset: offset) != nil
         }
     }
@@ -299,7 +306,7 @@ public final class Journal: Sendable {
             storage.oldestID = storage.total + 1
             storage.keptBytes = 0
             storage.hits = AnswererCounts()
-            storage.transcripts.removeAll(keepingCapacity: true)
+            storage.transcripts.removeAll()
             storage.streams = 0
         }
     }

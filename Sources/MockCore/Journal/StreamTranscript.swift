@@ -59,10 +59,16 @@ public struct StreamTranscript: Sendable, Equatable {
         /// Makes a record at `offset` seconds from the request's arrival; `payload` is cut to
         /// `payloadLimit` bytes, its whole size kept in `size`.
         public init(_ direction: Direction, _ kind: Kind, offset: TimeInterval, payload: Data = Data(), note: String? = nil) {
+            self.init(direction, kind, offset: offset, size: payload.count, payload: payload, note: note)
+        }
+
+        /// A record of a payload of `size` bytes whose first bytes (at least the first
+        /// `payloadLimit`, or all of them) are `payload`.
+        init(_ direction: Direction, _ kind: Kind, offset: TimeInterval, size: Int, payload: Data, note: String?) {
             self.direction = direction
             self.kind = kind
             self.offset = offset
-            self.size = payload.count
+            self.size = size
             self.payload = payload.count > StreamTranscript.payloadLimit ? Data(payload.prefix(StreamTranscript.payloadLimit)) : payload
             self.note = note
         }
@@ -140,13 +146,13 @@ public struct StreamTranscript: Sendable, Equatable {
     var keepsMore: Bool { records.count < capacity }
 
     /// Adds a record of `size` payload bytes as ``append(_:)`` does, making it (and
-    /// calling `payload`) only when it is kept; returns the bytes it keeps.
+    /// calling `payload` for its first bytes) only when it is kept; returns the bytes it keeps.
     mutating func append(_ direction: Direction, _ kind: Kind, offset: TimeInterval, size: Int, payload: () -> Data, note: String?) -> Int {
         guard keepsMore else {
             countNotKept(direction, size: size)
             return 0
         }
-        return append(Record(direction, kind, offset: offset, payload: payload(), note: note))
+        return append(Record(direction, kind, offset: offset, size: size, payload: payload(), note: note))
     }
 
     private mutating func countNotKept(_ direction: Direction, size: Int) {

@@ -107,7 +107,7 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .afterClose(let text, let bytes):
             exchange.record(.received, text ? .text : .binary, payload: Data(buffer: bytes), note: "after the client's close")
         case .text(let text, let fragments):
-            exchange.record(.received, .text, size: text.utf8.count, payload: { Data(text.utf8) }, note: fragments > 1 ? "\(fragments) fragments" : nil)
+            exchange.record(.received, .text, size: text.utf8.count, payload: { Data(text.utf8.prefix(StreamTranscript.payloadLimit)) }, note: fragments > 1 ? "\(fragments) fragments" : nil)
             sockets.received(.text(text), on: socket.id)
             handle(.text(text), at: now)
         case .binary(let bytes, let fragments):
@@ -226,17 +226,18 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         guard !closeSent, let context else { return }
         let allocator = context.channel.allocator
         switch frame {
+        // A frame the client was dropped for instead is not in the transcript.
         case .text(let text):
-            write(WebSocketFrame(fin: true, opcode: .text, data: allocator.buffer(string: text)))
-            exchange.record(.sent, .text, size: text.utf8.count, payload: { Data(text.utf8) })
+            guard write(WebSocketFrame(fin: true, opcode: .text, data: allocator.buffer(string: text))) else { return }
+            exchange.record(.sent, .text, size: text.utf8.count, payload: { Data(text.utf8.prefix(StreamTranscript.payloadLimit)) })
         case .binary(let bytes):
-            write(WebSocketFrame(fin: true, opcode: .binary, data: allocator.buffer(data: bytes)))
+            guard write(WebSocketFrame(fin: true, opcode: .binary, data: allocator.buffer(data: bytes))) else { return }
             exchange.record(.sent, .binary, payload: bytes)
         case .ping(let bytes):
-            write(WebSocketFrame(fin: true, opcode: .ping, data: allocator.buffer(data: bytes.prefix(125))))
+            guard write(WebSocketFrame(fin: true, opcode: .ping, data: allocator.buffer(data: bytes.prefix(125)))) else { return }
             exchange.record(.sent, .ping, payload: bytes)
         case .pong(let bytes):
-            write(WebSocketFrame(fin: true, opcode: .pong, data: allocator.buffer(data: bytes.prefix(125))))
+            guard write(WebSocketFrame(fin: true, opcode: .pong, data: allocator.buffer(data: bytes.prefix(125)))) else { return }
             exchange.record(.sent, .pong, payload: bytes)
         }
     }
@@ -266,19 +267,22 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// high-water mark counts it, and past `maxQueuedBytes` so counted the client, which
     /// stopped reading, is dropped rather than buffered without end. No promise per frame:
     /// `closeConnection` waits for the frames written with one write behind them.
-    private func write(_ frame: WebSocketFrame) {
-        guard let context, !ended else { return }
+    /// Whether the frame was written (not: the connection is gone, or was dropped for it).
+    @discardableResult
+    private func write(_ frame: WebSocketFrame) -> Bool {
+        guard let context, !ended else { return false }
         if !context.channel.isWritable {
             let size = frame.length
             guard bytesWhileUnwritable + size <= maxQueuedBytes else {
                 logger.debug("a WebSocket client stopped reading; dropped", metadata: ["socket": "\(socket.id)"])
                 connectionGone(.closedWithoutEnd)
                 context.close(promise: nil)
-                return
+                return false
             }
             bytesWhileUnwritable += size
         }
         context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+        return true
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {

@@ -76,6 +76,15 @@ import Testing
         #expect(transcript?.notKept == 3 && transcript?.notKeptBytes == 9)
         #expect(transcript?.receivedCount == 5 && transcript?.receivedBytes == 15)
         #expect(journal.keptBytes > 0)
+        // A record over the payload limit keeps its whole size, through either way in.
+        #expect(journal.append(Self.record(9, size: 2000), to: stream))
+        let other = journal.record(MockRequest(method: "GET", uri: "/events"), plan: Self.streamPlan).id
+        #expect(journal.append(Self.record(0, size: 2000), to: other))
+        #expect(journal.append(.sent, .events, offset: 1, size: 3000, payload: { Data(repeating: 0x61, count: StreamTranscript.payloadLimit) }, to: other))
+        let kept = journal.entry(other)?.transcript
+        #expect(kept?.records.map(\.size) == [2000, 3000])
+        #expect(kept?.records.map(\.payload.count) == [StreamTranscript.payloadLimit, StreamTranscript.payloadLimit])
+        #expect(kept?.sentBytes == 5000)
     }
 
     @Test func theJournalKeepsATranscriptForAStreamsEntryOnly() {
