@@ -106,8 +106,12 @@ final class ConnectionClock: ChannelInboundHandler, RemovableChannelHandler {
         enter(.body)
     }
 
+    /// The answer is out: the idle period runs from now, on the loop's clock, not from the
+    /// start of the read that carried the request (answering may have taken a while), and
+    /// a pipelined request after it is timed from now too.
     func responseFinished() {
         headBytes = 0
+        readAt = nil
         enter(.idle)
     }
 
