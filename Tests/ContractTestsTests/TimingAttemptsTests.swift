@@ -26,16 +26,16 @@ struct LateMachine: Sendable {
         try? await waits.sleep(for: .seconds(1))
     }
 
-    /// Until cancelled: for each late call, waits until the harness waits too (the check's
-    /// time limit, and its window for the call when `window`), then moves the suite's clock
-    /// by `by` seconds. A call whose window that passes is left waiting (the harness has
+    /// Until cancelled: for each late call (each `together` late calls, for calls made at
+    /// once), waits until the harness waits too (the check's time limit, and its window for
+    /// the call when `window`), then moves the suite's clock by `by` seconds. A call whose window that passes is left waiting (the harness has
     /// judged it still running, and goes on without it); any other is released, to end
     /// late by exactly `by`. A run on time has no late call, so the clock stands still
     /// through it.
-    func drive(window: Bool, by seconds: TimeInterval) async {
+    func drive(window: Bool, by seconds: TimeInterval, together: Int = 1) async {
         var held = 0
         while !Task.isCancelled {
-            await waits.sleepers(atLeast: held + 1)
+            await waits.sleepers(atLeast: held + together)
             await clock.sleepers(atLeast: window ? 2 : 1)
             guard !Task.isCancelled else { return }
             let target = clock.now.advanced(by: .seconds(seconds))
@@ -52,11 +52,11 @@ struct LateMachine: Sendable {
 
     /// `suite`'s report, with `drive(window:by:)` running beside it; every call still
     /// waiting is released at the end.
-    func run(window: Bool, by seconds: TimeInterval, _ suite: @escaping @Sendable () async -> ContractReport) async -> ContractReport {
+    func run(window: Bool, by seconds: TimeInterval, together: Int = 1, _ suite: @escaping @Sendable () async -> ContractReport) async -> ContractReport {
         let report = await withTaskGroup(of: ContractReport?.self) { group -> ContractReport? in
             group.addTask { await suite() }
             group.addTask {
-                await drive(window: window, by: seconds)
+                await drive(window: window, by: seconds, together: together)
                 return nil
             }
             for await finished in group {
@@ -206,14 +206,16 @@ struct ShortTimeoutProvider: RestaurantProvider {
     /// The timeout checks, and a check that only needs a call to succeed: any call that
     /// timed out late is timing.
     static let timingChecks = ["restaurant.timeout.slow-in-time", "restaurant.timeout.hang", "restaurant.image-cache.same-url-once",
-                               "restaurant.image-cache.failure-not-cached", "restaurant.image-cache.cancellation"]
+                               "restaurant.image-cache.failure-not-cached", "restaurant.image-cache.cancellation",
+                               "restaurant.image-cache.coalesces"]
     /// The image loads before the one a check needs to succeed: the 500 that the retry
     /// follows, the cancelled load that the next follows.
     static let punctual = ["restaurant.image-cache.failure-not-cached": 1, "restaurant.image-cache.cancellation": 1]
     /// The checks that give the late call a window (`CheckRun.outcome(within:_:)`) rather
     /// than timing a plain `CheckRun.call(_:_:)`.
     static let windowed: Set<String> = ["restaurant.timeout.slow-in-time", "restaurant.timeout.hang",
-                                        "restaurant.image-cache.failure-not-cached", "restaurant.image-cache.cancellation"]
+                                        "restaurant.image-cache.failure-not-cached", "restaurant.image-cache.cancellation",
+                                        "restaurant.image-cache.coalesces"]
 
     func run(_ check: String, lateCalls: Int, attempts: Int) async -> ContractReport {
         let machine = LateMachine()
@@ -226,7 +228,9 @@ struct ShortTimeoutProvider: RestaurantProvider {
         let punctual = Locked(Self.punctual[check] ?? 0)
         // A hung call ends at URLSession's own timeout, which then stays the one given.
         let hangs = check.hasSuffix(".hang")
-        return await machine.run(window: Self.windowed.contains(check), by: by) { [configuration] in
+        // The coalescing check's five loads are late together when every call is.
+        let together = check.hasSuffix(".coalesces") && lateCalls > 1 ? 5 : 1
+        return await machine.run(window: Self.windowed.contains(check), by: by, together: together) { [configuration] in
             await RestaurantContract.suite(configuration).only([check]).run {
                 LateProvider(reference: ReferenceRestaurantProvider(context: hangs ? $0 : $0.patient()), machine: machine,
                              lateCalls: remaining, punctualCalls: punctual, call: call)
