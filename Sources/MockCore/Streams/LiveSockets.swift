@@ -93,28 +93,66 @@ public final class LiveSockets: Sendable {
     private struct Entry {
         var socket: Socket
         let connection: any Connection
-        var messages: [Message] = []
+        let inbox: Inbox
+    }
 
-        /// Keeps `message` for a later taker while there is room, else counts it.
-        mutating func keep(_ message: Message) {
-            if messages.count < LiveSockets.messageCapacity {
-                messages.append(message)
-            } else {
-                socket.messagesNotKept += 1
+    /// One open socket's messages, for its transport to report into without looking the
+    /// socket up (``open(_:connection:)`` returns it) and for callers waiting on them. It
+    /// has its own lock, so the client's messages on different sockets do not contend.
+    public final class Inbox: Sendable {
+        /// The socket's id.
+        public let id: UInt64
+
+        struct State {
+            /// At most ``LiveSockets/messageCapacity``, oldest first.
+            var messages: [Message] = []
+            var notKept = 0
+            /// Callers waiting for the next message, first come first served.
+            var waiters: [(key: UUID, continuation: CheckedContinuation<Message, any Error>)] = []
+            /// The socket closed: nothing more comes.
+            var closed = false
+        }
+
+        let state = Locked(State())
+
+        init(id: UInt64) {
+            self.id = id
+        }
+
+        /// A message the client sent: handed to the caller waiting longest for it, or kept
+        /// while there is room (else counted).
+        public func received(_ message: Message) {
+            let waiting = state.withLock { state -> CheckedContinuation<Message, any Error>? in
+                guard !state.closed else { return nil }
+                guard state.waiters.isEmpty else { return state.waiters.removeFirst().continuation }
+                if state.messages.count < LiveSockets.messageCapacity {
+                    state.messages.append(message)
+                } else {
+                    state.notKept += 1
+                }
+                return nil
             }
+            waiting?.resume(returning: message)
+        }
+
+        /// Messages received past ``LiveSockets/messageCapacity`` while none was taken.
+        var notKept: Int { state.withLock { $0.notKept } }
+
+        /// The socket closed: waiting callers get ``LiveSocketError/closed(_:)``.
+        func close() {
+            let waiting = state.withLock { state -> [CheckedContinuation<Message, any Error>] in
+                state.closed = true
+                defer { state.waiters.removeAll() }
+                return state.waiters.map(\.continuation)
+            }
+            waiting.forEach { $0.resume(throwing: LiveSocketError.closed(id)) }
         }
     }
 
+    /// A caller waiting for a socket to open (on `path`, when given).
     private struct Waiter {
-        /// The socket whose message it waits for; nil: it waits for a socket to open.
-        let socket: UInt64?
         let path: String?
-        let continuation: CheckedContinuation<Taken, any Error>
-    }
-
-    private enum Taken: Sendable {
-        case socket(Socket)
-        case message(Message)
+        let continuation: CheckedContinuation<Socket, any Error>
     }
 
     private struct State {
@@ -133,65 +171,72 @@ public final class LiveSockets: Sendable {
 
     // MARK: The transport's side
 
-    /// Registers an open socket; false when ``capacity`` sockets are open already.
-    public func register(_ socket: Socket, connection: any Connection) -> Bool {
-        var resumed: (CheckedContinuation<Taken, any Error>, Socket)?
-        let added = state.withLock { state -> Bool in
-            guard state.open.count < capacity else { return false }
-            state.open[socket.id] = Entry(socket: socket, connection: connection)
-            if let (key, waiter) = state.waiters.first(where: { $0.value.socket == nil && ($0.value.path.map { $0 == socket.path } ?? true) }) {
+    /// Registers an open socket, and returns its inbox, where the transport reports the
+    /// client's messages; nil when ``capacity`` sockets are open already.
+    public func open(_ socket: Socket, connection: any Connection) -> Inbox? {
+        var resumed: (CheckedContinuation<Socket, any Error>, Socket)?
+        let inbox = state.withLock { state -> Inbox? in
+            guard state.open.count < capacity else { return nil }
+            let inbox = Inbox(id: socket.id)
+            state.open[socket.id] = Entry(socket: socket, connection: connection, inbox: inbox)
+            if let (key, waiter) = state.waiters.first(where: { $0.value.path.map { $0 == socket.path } ?? true }) {
                 state.waiters[key] = nil
                 resumed = (waiter.continuation, socket)
             } else {
                 state.unclaimed.append(socket.id)
             }
-            return true
+            return inbox
         }
-        if let (continuation, socket) = resumed { continuation.resume(returning: .socket(socket)) }
-        return added
+        if let (continuation, socket) = resumed { continuation.resume(returning: socket) }
+        return inbox
     }
 
-    /// A message the client sent on socket `id`: handed to a caller waiting for it, or kept.
+    /// Registers an open socket; false when ``capacity`` sockets are open already.
+    public func register(_ socket: Socket, connection: any Connection) -> Bool {
+        open(socket, connection: connection) != nil
+    }
+
+    /// A message the client sent on socket `id`: handed to a caller waiting for it, or
+    /// kept. A transport that holds the socket's ``Inbox`` reports there, with no lookup.
     public func received(_ message: Message, on id: UInt64) {
-        let waiting = state.withLock { state -> CheckedContinuation<Taken, any Error>? in
-            // One lookup of the socket; the waiters are searched only when there are any.
-            guard let index = state.open.index(forKey: id) else { return nil }
-            if !state.waiters.isEmpty, let (key, waiter) = state.waiters.first(where: { $0.value.socket == id }) {
-                state.waiters[key] = nil
-                return waiter.continuation
-            }
-            // In place: reading the entry through `values` copies it.
-            state.open.values[index].keep(message)
-            return nil
-        }
-        waiting?.resume(returning: .message(message))
+        state.withLock { $0.open[id]?.inbox }?.received(message)
     }
 
     /// Socket `id` closed: it leaves the list, and callers waiting for its messages get
     /// ``LiveSocketError/closed(_:)``.
     public func closed(_ id: UInt64) {
-        let waiting = state.withLock { state -> [CheckedContinuation<Taken, any Error>] in
-            guard state.open.removeValue(forKey: id) != nil else { return [] }
+        let inbox = state.withLock { state -> Inbox? in
+            guard let entry = state.open.removeValue(forKey: id) else { return nil }
             state.unclaimed.removeAll { $0 == id }
-            let keys = state.waiters.filter { $0.value.socket == id }.map(\.key)
-            return keys.compactMap { state.waiters.removeValue(forKey: $0)?.continuation }
+            return entry.inbox
         }
-        waiting.forEach { $0.resume(throwing: LiveSocketError.closed(id)) }
+        inbox?.close()
     }
 
     // MARK: Reading and driving them
 
     /// The open sockets, oldest first.
     public var open: [Socket] {
-        state.withLock { $0.open.values.map(\.socket) }.sorted { $0.id < $1.id }
+        state.withLock { $0.open.values.map(Self.listed) }.sorted { $0.id < $1.id }
+    }
+
+    /// An entry's socket with its inbox's count of messages not kept.
+    private static func listed(_ entry: Entry) -> Socket {
+        var socket = entry.socket
+        socket.messagesNotKept = entry.inbox.notKept
+        return socket
     }
 
     /// Callers waiting for a socket or a message.
-    var waiting: Int { state.withLock { $0.waiters.count } }
+    var waiting: Int {
+        state.withLock { state in
+            state.waiters.count + state.open.values.reduce(0) { $0 + $1.inbox.state.withLock { $0.waiters.count } }
+        }
+    }
 
     /// Open socket `id`, if it is.
     public func socket(_ id: UInt64) -> Socket? {
-        state.withLock { $0.open[id]?.socket }
+        state.withLock { $0.open[id].map(Self.listed) }
     }
 
     /// Sends `message` into socket `id`; false when no such socket is open.
@@ -215,17 +260,17 @@ public final class LiveSockets: Sendable {
     /// open already, or the next to open within `timeout` seconds.
     /// - Throws: ``LiveSocketError/timedOut(_:)`` when none opens in time.
     public func opened(path: String? = nil, timeout: TimeInterval = 5) async throws -> Socket {
-        let taken = try await wait(timeout: timeout, what: "a WebSocket to open" + (path.map { " on \($0)" } ?? "")) { state in
+        try await Self.wait(on: state, timeout: timeout, what: "a WebSocket to open" + (path.map { " on \($0)" } ?? "")) { state in
             if let index = state.unclaimed.firstIndex(where: { id in path.map { state.open[id]?.socket.path == $0 } ?? true }) {
                 let id = state.unclaimed.remove(at: index)
-                return state.open[id].map { .socket($0.socket) }
+                return state.open[id].map(Self.listed)
             }
             return nil
-        } waiter: { continuation in
-            Waiter(socket: nil, path: path, continuation: continuation)
+        } enqueue: { state, key, continuation in
+            state.waiters[key] = Waiter(path: path, continuation: continuation)
+        } dequeue: { state, key in
+            state.waiters.removeValue(forKey: key)?.continuation
         }
-        guard case .socket(let socket) = taken else { throw LiveSocketError.timedOut("a WebSocket to open") }
-        return socket
     }
 
     /// The next message the client sent on socket `id`, in order: one received already, or
@@ -233,22 +278,25 @@ public final class LiveSockets: Sendable {
     /// - Throws: ``LiveSocketError/unknown(_:)`` for a socket not open,
     ///   ``LiveSocketError/closed(_:)`` when it closes first, ``LiveSocketError/timedOut(_:)``.
     public func nextMessage(from id: UInt64, timeout: TimeInterval = 5) async throws -> Message {
-        let taken = try await wait(timeout: timeout, what: "a message on WebSocket \(id)") { state in
-            guard state.open[id] != nil else { throw LiveSocketError.unknown(id) }
-            guard !state.open[id]!.messages.isEmpty else { return nil }
-            return .message(state.open[id]!.messages.removeFirst())
-        } waiter: { continuation in
-            Waiter(socket: id, path: nil, continuation: continuation)
+        guard let inbox = state.withLock({ $0.open[id]?.inbox }) else { throw LiveSocketError.unknown(id) }
+        return try await Self.wait(on: inbox.state, timeout: timeout, what: "a message on WebSocket \(id)") { state in
+            guard state.messages.isEmpty else { return state.messages.removeFirst() }
+            if state.closed { throw LiveSocketError.closed(id) }
+            return nil
+        } enqueue: { state, key, continuation in
+            state.waiters.append((key, continuation))
+        } dequeue: { state, key in
+            state.waiters.firstIndex { $0.key == key }.map { state.waiters.remove(at: $0).continuation }
         }
-        guard case .message(let message) = taken else { throw LiveSocketError.timedOut("a message on WebSocket \(id)") }
-        return message
     }
 
-    /// Takes what `ready` finds at once, or registers a waiter that the transport's next
-    /// report resumes, a timer fails after `timeout`, and cancellation fails at once.
-    private func wait(timeout: TimeInterval, what: String,
-                      ready: @escaping @Sendable (inout State) throws -> Taken?,
-                      waiter: @escaping @Sendable (CheckedContinuation<Taken, any Error>) -> Waiter) async throws -> Taken {
+    /// Takes what `ready` finds at once under `lock`, or enqueues a waiter that the
+    /// transport's next report resumes, a timer fails after `timeout`, and cancellation
+    /// fails at once.
+    private static func wait<S, T: Sendable>(on lock: Locked<S>, timeout: TimeInterval, what: String,
+                                             ready: @escaping @Sendable (inout S) throws -> T?,
+                                             enqueue: @escaping @Sendable (inout S, UUID, CheckedContinuation<T, any Error>) -> Void,
+                                             dequeue: @escaping @Sendable (inout S, UUID) -> CheckedContinuation<T, any Error>?) async throws -> T {
         let key = UUID()
         // The timer goes when the wait ends, however it ends: no task sleeps on for a
         // waiter already served.
@@ -260,32 +308,31 @@ public final class LiveSockets: Sendable {
             }
         }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Taken, any Error>) in
-                let outcome: Result<Taken, any Error>? = state.withLock { state in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                let outcome: Result<T, any Error>? = lock.withLock { state in
                     do {
                         if let taken = try ready(&state) { return .success(taken) }
                     } catch {
                         return .failure(error)
                     }
                     if Task.isCancelled { return .failure(CancellationError()) }
-                    state.waiters[key] = waiter(continuation)
+                    enqueue(&state, key, continuation)
                     return nil
                 }
                 if let outcome {
                     continuation.resume(with: outcome)
                     return
                 }
-                let sleeper = Task { [state] in
+                let sleeper = Task {
                     guard (try? await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1_000_000_000))) != nil else { return }
-                    state.withLock { $0.waiters.removeValue(forKey: key) }?.continuation
-                        .resume(throwing: LiveSocketError.timedOut("\(what) within \(timeout) s"))
+                    lock.withLock { dequeue(&$0, key) }?.resume(throwing: LiveSocketError.timedOut("\(what) within \(timeout) s"))
                 }
                 timer.withLock { timer in
                     if timer.ended { sleeper.cancel() } else { timer.task = sleeper }
                 }
             }
-        } onCancel: { [state] in
-            state.withLock { $0.waiters.removeValue(forKey: key) }?.continuation.resume(throwing: CancellationError())
+        } onCancel: {
+            lock.withLock { dequeue(&$0, key) }?.resume(throwing: CancellationError())
         }
     }
 }

@@ -32,6 +32,9 @@ public struct WebSocketConversation: Sendable {
 
     /// The script played.
     public let script: WebSocketScript
+    /// The script's replies, as each message reads them: in place, without copying a
+    /// reply's fields for every message.
+    private let replies: [Reply]
     /// The fault that breaks the conversation, if any.
     public let fault: StreamFault?
     /// Where the conversation is; it starts `connecting`.
@@ -54,6 +57,19 @@ public struct WebSocketConversation: Sendable {
     private var held: [Held] = []
     /// The time of the event being handled.
     private var now: TimeInterval = 0
+
+    /// A reply of the script.
+    private final class Reply: Sendable {
+        let match: MessagePattern
+        let messages: ArraySlice<WebSocketMessage>
+        let close: WebSocketClose?
+
+        init(_ reply: WebSocketReply) {
+            match = reply.match
+            messages = reply.messages[...]
+            close = reply.close
+        }
+    }
 
     /// What a timer does when it fires.
     private enum Work: Sendable {
@@ -84,6 +100,7 @@ public struct WebSocketConversation: Sendable {
     public init(script: WebSocketScript, fault: StreamFault? = nil, timeScale: Double = 1, request: MockRequest,
                 pathParameters: [String: String] = [:], generator: SeededRandom = SeededRandom(seed: 0)) {
         self.script = script
+        replies = script.onMessage.map(Reply.init)
         self.fault = fault
         self.timeScale = timeScale
         templateContext = ResponseTemplate.Context(request: request, pathParameters: pathParameters, generator: generator, message: Message?.none)
@@ -175,8 +192,11 @@ public struct WebSocketConversation: Sendable {
 
     /// A client message: the first reply whose pattern matches starts its list.
     private mutating func answer(_ message: Message, _ actions: inout [Action]) {
-        guard state == .open, let index = script.onMessage.firstIndex(where: { $0.match.matches(message) }) else { return }
-        run(script.onMessage[index].messages[...], close: script.onMessage[index].close, message: message, &actions)
+        guard state == .open else { return }
+        for reply in replies where reply.match.matches(message) {
+            run(reply.messages, close: reply.close, message: message, &actions)
+            return
+        }
     }
 
     /// Sends `messages` from the first, each after its delay, then `close`.

@@ -50,7 +50,9 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     @exclusivity(unchecked) private(set) var closeReceived = false
     /// The exchange ended (the connection is closing or closed).
     @exclusivity(unchecked) private(set) var ended = false
-    private var registered = false
+    /// Where the client's messages go for the admin API and tests; nil until the socket is
+    /// listed (and when the list was full).
+    private var inbox: LiveSockets.Inbox?
     /// The close timeout of a close this handler sent itself (the admin API's, a violation's).
     private var closeTimeout: Scheduled<Void>?
     /// The conversation's actions for the event being handled (kept to be reused).
@@ -83,8 +85,8 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     func open() {
         guard let context else { return }
         openedAt = context.eventLoop.now
-        registered = sockets.register(socket, connection: Remote(handler: NIOLoopBound(self, eventLoop: context.eventLoop), loop: context.eventLoop))
-        guard registered else {
+        inbox = sockets.open(socket, connection: Remote(handler: NIOLoopBound(self, eventLoop: context.eventLoop), loop: context.eventLoop))
+        guard inbox != nil else {
             serverClose(code: WebSocketCloseCode.tryAgainLater, reason: "too many open WebSockets")
             return
         }
@@ -108,12 +110,12 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
             exchange.record(.received, text ? .text : .binary, payload: Data(buffer: bytes), note: "after the client's close")
         case .text(let text, let fragments):
             exchange.record(.received, .text, size: text.utf8.count, payload: { Data(text.utf8.prefix(StreamTranscript.payloadLimit)) }, note: fragments > 1 ? "\(fragments) fragments" : nil)
-            sockets.received(.text(text), on: socket.id)
+            inbox?.received(.text(text))
             handle(.text(text), at: now)
         case .binary(let bytes, let fragments):
             let data = Data(buffer: bytes)
             exchange.record(.received, .binary, payload: data, note: fragments > 1 ? "\(fragments) fragments" : nil)
-            sockets.received(.binary(data), on: socket.id)
+            inbox?.received(.binary(data))
             handle(.binary(data), at: now)
         case .ping(let bytes):
             let data = Data(buffer: bytes)
@@ -353,7 +355,7 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         closeTimeout?.cancel()
         closeTimeout = nil
         _ = conversation.handle(.connectionLost, at: now)
-        if registered { sockets.closed(socket.id) }
+        if inbox != nil { sockets.closed(socket.id) }
         exchange.endStream(how)
     }
 
