@@ -111,6 +111,16 @@ public final class LiveSockets: Sendable {
             var waiters: [(key: UUID, continuation: CheckedContinuation<Message, any Error>)] = []
             /// The socket closed: nothing more comes.
             var closed = false
+
+            /// Keeps `message` while there is room, else counts it; after the close, neither.
+            mutating func keep(_ message: Message) {
+                guard !closed else { return }
+                if messages.count < LiveSockets.messageCapacity {
+                    messages.append(message)
+                } else {
+                    notKept += 1
+                }
+            }
         }
 
         let state = Locked(State())
@@ -122,14 +132,16 @@ public final class LiveSockets: Sendable {
         /// A message the client sent: handed to the caller waiting longest for it, or kept
         /// while there is room (else counted).
         public func received(_ message: Message) {
+            // Kept at once unless a caller waits (rare): then taken with the message in hand.
+            let kept = state.withLock { state -> Bool in
+                guard state.waiters.isEmpty else { return false }
+                state.keep(message)
+                return true
+            }
+            guard !kept else { return }
             let waiting = state.withLock { state -> CheckedContinuation<Message, any Error>? in
-                guard !state.closed else { return nil }
                 guard state.waiters.isEmpty else { return state.waiters.removeFirst().continuation }
-                if state.messages.count < LiveSockets.messageCapacity {
-                    state.messages.append(message)
-                } else {
-                    state.notKept += 1
-                }
+                state.keep(message)
                 return nil
             }
             waiting?.resume(returning: message)

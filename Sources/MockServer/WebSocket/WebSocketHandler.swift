@@ -103,7 +103,9 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
-        switch inbound.receive(frame) {
+        let received = inbound.receive(frame)
+        // Consumed: its payload moves into the case that binds it.
+        switch consume received {
         case .fragment, .ignored:
             return
         case .afterClose(let text, let bytes):
@@ -183,43 +185,48 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     // MARK: Carrying out the conversation's actions
 
     /// Hands `event` to the conversation and carries out what it says, in one array kept
-    /// for every event.
+    /// for every event and empty between events. Not re-entrant: no action handles an
+    /// event.
     private func handle(_ event: WebSocketConversation.Event, at time: TimeInterval) {
-        actions.removeAll(keepingCapacity: true)
         conversation.handle(event, at: time, into: &actions)
-        perform(actions)
+        if actions.count == 1 {
+            // The usual event's one action, moved out of the array rather than copied and
+            // then destroyed in it.
+            perform(actions.removeLast())
+        } else {
+            for action in actions { perform(action) }
+            actions.removeAll(keepingCapacity: true)
+        }
     }
 
-    private func perform(_ actions: [WebSocketConversation.Action]) {
-        for action in actions {
-            guard !ended, let context else { return }
-            switch action {
-            case .send(let frame):
-                send(frame)
-            case .schedule(let timer, let at):
-                let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
-                timers[timer.id] = context.eventLoop.scheduleTask(deadline: openedAt + .nanoseconds(Int64(max(0, at) * 1e9))) {
-                    let handler = bound.value
-                    handler.timers[timer.id] = nil
-                    handler.handle(.timerFired(timer), at: handler.now)
-                }
-            case .close(let code, let reason):
-                writeClose(code: code, reason: reason)
-            case .closeWithoutCode:
-                writeClose(code: nil, reason: "")
-            case .sendMalformedFrame:
-                guard !closeSent else { continue }
-                // FIN and the reserved opcode 0x3, empty: `WebSocketConversation.malformedFrame`.
-                write(WebSocketFrame(fin: true, opcode: WebSocketOpcode(encodedWebSocketOpcode: 0x3)!, data: context.channel.allocator.buffer(capacity: 0)))
-                exchange.record(.sent, .malformed, note: "reserved opcode 0x3")
-            case .stall(let until):
-                exchange.record(.sent, .stall, note: until.map { "until \(Int(($0 * 1000).rounded())) ms after the opening" } ?? "for ever")
-            case .closeConnection:
-                closeConnection()
-            case .reset:
-                connectionGone(.reset)
-                context.channel.resetConnection()
+    private func perform(_ action: WebSocketConversation.Action) {
+        guard !ended, let context else { return }
+        switch action {
+        case .send(let frame):
+            send(frame)
+        case .schedule(let timer, let at):
+            let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            timers[timer.id] = context.eventLoop.scheduleTask(deadline: openedAt + .nanoseconds(Int64(max(0, at) * 1e9))) {
+                let handler = bound.value
+                handler.timers[timer.id] = nil
+                handler.handle(.timerFired(timer), at: handler.now)
             }
+        case .close(let code, let reason):
+            writeClose(code: code, reason: reason)
+        case .closeWithoutCode:
+            writeClose(code: nil, reason: "")
+        case .sendMalformedFrame:
+            guard !closeSent else { return }
+            // FIN and the reserved opcode 0x3, empty: `WebSocketConversation.malformedFrame`.
+            write(WebSocketFrame(fin: true, opcode: WebSocketOpcode(encodedWebSocketOpcode: 0x3)!, data: context.channel.allocator.buffer(capacity: 0)))
+            exchange.record(.sent, .malformed, note: "reserved opcode 0x3")
+        case .stall(let until):
+            exchange.record(.sent, .stall, note: until.map { "until \(Int(($0 * 1000).rounded())) ms after the opening" } ?? "for ever")
+        case .closeConnection:
+            closeConnection()
+        case .reset:
+            connectionGone(.reset)
+            context.channel.resetConnection()
         }
     }
 

@@ -65,6 +65,27 @@ import Testing
         await #expect(throws: LiveSocketError.unknown(1)) { try await sockets.nextMessage(from: 1) }
     }
 
+    /// The transport reports into the socket's inbox: callers waiting on one socket are
+    /// served first come, first served, and nothing is kept after the close.
+    @Test func anInboxServesItsWaitersInOrder() async throws {
+        let sockets = LiveSockets(capacity: 1)
+        let inbox = try #require(sockets.open(Self.socket(1), connection: Recorder()))
+        #expect(sockets.open(Self.socket(2), connection: Recorder()) == nil, "over the capacity")
+        let first = Task { try await sockets.nextMessage(from: 1, timeout: 30) }
+        try await Self.untilWaiting(sockets)
+        let second = Task { try await sockets.nextMessage(from: 1, timeout: 30) }
+        for _ in 0..<100_000 where sockets.waiting < 2 { await Task.yield() }
+        #expect(sockets.waiting == 2)
+        inbox.received(.text("one"))
+        inbox.received(.text("two"))
+        #expect(try await first.value == .text("one"))
+        #expect(try await second.value == .text("two"))
+        inbox.received(.text("kept"))
+        sockets.closed(1)
+        inbox.received(.text("after the close"))
+        #expect(inbox.state.withLock { $0.messages } == [.text("kept")])
+    }
+
     @Test func aWaitEndsWithAnErrorNamingWhatItAwaited() async throws {
         let sockets = LiveSockets()
         #expect(sockets.register(Self.socket(1), connection: Recorder()))
