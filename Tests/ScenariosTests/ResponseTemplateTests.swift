@@ -42,6 +42,17 @@ import Testing
         #expect(parsed["q"]?.stringValue == #"{"a":1}"#)
     }
 
+    /// A template that is one hole and nothing else gives the hole's value, escaped as the
+    /// place it goes asks.
+    @Test func aTemplateOfOneHoleGivesItsValueEscaped() throws {
+        let template = try ResponseTemplate("{{request.query.q}}")
+        var context = ResponseTemplate.Context(request: MockRequest(method: "GET", uri: "/?q=a%22b"), pathParameters: [:],
+                                               generator: SeededRandom(seed: 0))
+        #expect(template.render(&context, escaping: .none) == #"a"b"#)
+        #expect(template.render(&context, escaping: .json) == #"a\"b"#)
+        #expect(try ResponseTemplate("{{request.query.missing}}").render(&context, escaping: .none) == "")
+    }
+
     /// `\{{` is the text `{{`: a body that holds a template language's own braces can be
     /// templated too.
     @Test func aBackslashWritesBracesThemselves() throws {
