@@ -221,16 +221,16 @@ struct ShortTimeoutProvider: RestaurantProvider {
         let machine = LateMachine()
         var configuration = machine.configure(configuration())
         configuration.timingAttempts = attempts
-        let remaining = Locked(lateCalls)
+        // The coalescing check's five loads are late together: a late attempt is five late calls.
+        let coalesces = check.hasSuffix(".coalesces")
+        let remaining = Locked(coalesces && lateCalls != .max ? lateCalls * 5 : lateCalls)
         // Late past the hang check's margin too.
         let by = configuration.timeout + configuration.timeoutMargin + 0.5
         let call: LateProvider.Call = check.contains("image") ? .image : .menu
         let punctual = Locked(Self.punctual[check] ?? 0)
         // A hung call ends at URLSession's own timeout, which then stays the one given.
         let hangs = check.hasSuffix(".hang")
-        // The coalescing check's five loads are late together when every call is.
-        let together = check.hasSuffix(".coalesces") && lateCalls > 1 ? 5 : 1
-        return await machine.run(window: Self.windowed.contains(check), by: by, together: together) { [configuration] in
+        return await machine.run(window: Self.windowed.contains(check), by: by, together: coalesces ? 5 : 1) { [configuration] in
             await RestaurantContract.suite(configuration).only([check]).run {
                 LateProvider(reference: ReferenceRestaurantProvider(context: hangs ? $0 : $0.patient()), machine: machine,
                              lateCalls: remaining, punctualCalls: punctual, call: call)

@@ -135,7 +135,8 @@ public struct ResponseTemplate: Sendable, Hashable {
 
     /// The text with every hole filled; `context.generator` moves on for each random hole.
     public func render(_ context: inout Context, escaping: Escaping) -> String {
-        // One hole and nothing else (an echo's `{{message}}`): its value as it is.
+        // One hole and nothing else (an echo's `{{message}}`): its value, escaped, with no
+        // string built around it.
         if parts.count == 1, case .hole(let hole) = parts[0] { return Self.escape(value(hole, &context), escaping) }
         var out = ""
         for part in parts {

@@ -97,7 +97,7 @@ public final class LiveSockets: Sendable {
     }
 
     /// One open socket's messages, for its transport to report into without looking the
-    /// socket up (``open(_:connection:)`` returns it) and for callers waiting on them. It
+    /// socket up (``add(_:connection:)`` returns it) and for callers waiting on them. It
     /// has its own lock, so the client's messages on different sockets do not contend.
     public final class Inbox: Sendable {
         /// The socket's id.
@@ -150,10 +150,12 @@ public final class LiveSockets: Sendable {
         /// Messages received past ``LiveSockets/messageCapacity`` while none was taken.
         var notKept: Int { state.withLock { $0.notKept } }
 
-        /// The socket closed: waiting callers get ``LiveSocketError/closed(_:)``.
+        /// The socket closed: waiting callers get ``LiveSocketError/closed(_:)``, and the
+        /// messages kept go.
         func close() {
             let waiting = state.withLock { state -> [CheckedContinuation<Message, any Error>] in
                 state.closed = true
+                state.messages = []
                 defer { state.waiters.removeAll() }
                 return state.waiters.map(\.continuation)
             }
@@ -185,7 +187,7 @@ public final class LiveSockets: Sendable {
 
     /// Registers an open socket, and returns its inbox, where the transport reports the
     /// client's messages; nil when ``capacity`` sockets are open already.
-    public func open(_ socket: Socket, connection: any Connection) -> Inbox? {
+    public func add(_ socket: Socket, connection: any Connection) -> Inbox? {
         var resumed: (CheckedContinuation<Socket, any Error>, Socket)?
         let inbox = state.withLock { state -> Inbox? in
             guard state.open.count < capacity else { return nil }
@@ -205,7 +207,7 @@ public final class LiveSockets: Sendable {
 
     /// Registers an open socket; false when ``capacity`` sockets are open already.
     public func register(_ socket: Socket, connection: any Connection) -> Bool {
-        open(socket, connection: connection) != nil
+        add(socket, connection: connection) != nil
     }
 
     /// A message the client sent on socket `id`: handed to a caller waiting for it, or
@@ -229,26 +231,27 @@ public final class LiveSockets: Sendable {
 
     /// The open sockets, oldest first.
     public var open: [Socket] {
-        state.withLock { $0.open.values.map(Self.listed) }.sorted { $0.id < $1.id }
+        // The inboxes are read after the registry's lock is let go: a long list does not
+        // hold up sockets opening and closing.
+        state.withLock { $0.open.values.map { ($0.socket, $0.inbox) } }.map(Self.listed).sorted { $0.id < $1.id }
     }
 
-    /// An entry's socket with its inbox's count of messages not kept.
-    private static func listed(_ entry: Entry) -> Socket {
-        var socket = entry.socket
-        socket.messagesNotKept = entry.inbox.notKept
+    /// A socket with its inbox's count of messages not kept.
+    private static func listed(_ socket: Socket, _ inbox: Inbox) -> Socket {
+        var socket = socket
+        socket.messagesNotKept = inbox.notKept
         return socket
     }
 
     /// Callers waiting for a socket or a message.
     var waiting: Int {
-        state.withLock { state in
-            state.waiters.count + state.open.values.reduce(0) { $0 + $1.inbox.state.withLock { $0.waiters.count } }
-        }
+        let (waiters, inboxes) = state.withLock { ($0.waiters.count, $0.open.values.map(\.inbox)) }
+        return waiters + inboxes.reduce(0) { $0 + $1.state.withLock { $0.waiters.count } }
     }
 
     /// Open socket `id`, if it is.
     public func socket(_ id: UInt64) -> Socket? {
-        state.withLock { $0.open[id].map(Self.listed) }
+        state.withLock { $0.open[id].map { ($0.socket, $0.inbox) } }.map(Self.listed)
     }
 
     /// Sends `message` into socket `id`; false when no such socket is open.
@@ -275,7 +278,7 @@ public final class LiveSockets: Sendable {
         try await Self.wait(on: state, timeout: timeout, what: "a WebSocket to open" + (path.map { " on \($0)" } ?? "")) { state in
             if let index = state.unclaimed.firstIndex(where: { id in path.map { state.open[id]?.socket.path == $0 } ?? true }) {
                 let id = state.unclaimed.remove(at: index)
-                return state.open[id].map(Self.listed)
+                return state.open[id].map { Self.listed($0.socket, $0.inbox) }
             }
             return nil
         } enqueue: { state, key, continuation in

@@ -85,7 +85,7 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     func open() {
         guard let context else { return }
         openedAt = context.eventLoop.now
-        inbox = sockets.open(socket, connection: Remote(handler: NIOLoopBound(self, eventLoop: context.eventLoop), loop: context.eventLoop))
+        inbox = sockets.add(socket, connection: Remote(handler: NIOLoopBound(self, eventLoop: context.eventLoop), loop: context.eventLoop))
         guard inbox != nil else {
             serverClose(code: WebSocketCloseCode.tryAgainLater, reason: "too many open WebSockets")
             return
@@ -185,9 +185,11 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     // MARK: Carrying out the conversation's actions
 
     /// Hands `event` to the conversation and carries out what it says, in one array kept
-    /// for every event and empty between events. Not re-entrant: no action handles an
-    /// event.
+    /// for every event and empty between events. Once the connection ended it does nothing:
+    /// an action that closes the connection can bring a frame still decoded back here, and
+    /// only then is it re-entered.
     private func handle(_ event: WebSocketConversation.Event, at time: TimeInterval) {
+        guard !ended else { return }
         conversation.handle(event, at: time, into: &actions)
         if actions.count == 1 {
             // The usual event's one action, moved out of the array rather than copied and

@@ -69,8 +69,8 @@ import Testing
     /// served first come, first served, and nothing is kept after the close.
     @Test func anInboxServesItsWaitersInOrder() async throws {
         let sockets = LiveSockets(capacity: 1)
-        let inbox = try #require(sockets.open(Self.socket(1), connection: Recorder()))
-        #expect(sockets.open(Self.socket(2), connection: Recorder()) == nil, "over the capacity")
+        let inbox = try #require(sockets.add(Self.socket(1), connection: Recorder()))
+        #expect(sockets.add(Self.socket(2), connection: Recorder()) == nil, "over the capacity")
         let first = Task { try await sockets.nextMessage(from: 1, timeout: 30) }
         try await Self.untilWaiting(sockets)
         let second = Task { try await sockets.nextMessage(from: 1, timeout: 30) }
@@ -81,9 +81,10 @@ import Testing
         #expect(try await first.value == .text("one"))
         #expect(try await second.value == .text("two"))
         inbox.received(.text("kept"))
+        #expect(inbox.state.withLock { $0.messages } == [.text("kept")])
         sockets.closed(1)
         inbox.received(.text("after the close"))
-        #expect(inbox.state.withLock { $0.messages } == [.text("kept")])
+        #expect(inbox.state.withLock { $0.messages }.isEmpty, "what was kept goes with the close")
     }
 
     @Test func aWaitEndsWithAnErrorNamingWhatItAwaited() async throws {
