@@ -41,7 +41,7 @@ import Testing
     }
 
     /// The conversation every client below holds, and what the server saw of it.
-    static func converse(_ client: NIOWebSocketClient, engine: MockEngine, endSeenIntermittently: Bool = false) async throws {
+    static func converse(_ client: NIOWebSocketClient, engine: MockEngine) async throws {
         #expect(try await client.nextText() == "welcome")
         try await client.send(text: "hello")
         #expect(try await client.nextText() == "you said hello")
@@ -58,18 +58,7 @@ import Testing
         var payload = close.unmaskedData
         #expect(payload.readInteger(as: UInt16.self) == 1000)
         // The server closes the TCP connection after the close handshake, and sends nothing more.
-        if endSeenIntermittently {
-            // Open: in some whole runs of the tests here (never alone, never over wss:// or
-            // the proxy, which hold the same conversation), this plain ws:// client's channel
-            // has stayed open 20 s after the server recorded the handshake finished and closed,
-            // while the kernel held no socket for the client's port. Recorded as a known issue
-            // so that it shows in every run's summary without hiding another failure.
-            await withKnownIssue("the client's channel sometimes does not see the server's close in a whole test run", isIntermittent: true) {
-                try await client.closed()
-            }
-        } else {
-            try await client.closed()
-        }
+        try await client.closed()
         #expect(client.framesWaiting == 0, "nothing after the close frame")
         let entry = try #require(engine.journal.entry(socket.id))
         #expect(entry.status == 101)
@@ -87,7 +76,7 @@ import Testing
         let server = try await TestServer.start(scenarios: [Self.chat], scenario: "sockets", loops: Self.serverLoops)
         defer { Task { await server.stop() } }
         let client = try await NIOWebSocketClient.connect(port: server.port, path: "/chat", group: Self.clientLoops)
-        try await Self.converse(client, engine: server.engine, endSeenIntermittently: true)
+        try await Self.converse(client, engine: server.engine)
     }
 
     @Test func aNIOClientHoldsAScriptedConversationOverWSS() async throws {

@@ -10,9 +10,15 @@ import Darwin
 /// Not Foundation's `Process`: on Linux, swift-corelibs-foundation's `Process.run()` reads
 /// `/proc/self/fd` with a 256-byte copy of each directory entry and crashes the whole test
 /// process now and then (swift-corelibs-foundation pull request 5472), and a test process
-/// with many servers open has many entries there. The pipes made here are close-on-exec, so
-/// a child inherits only its own three descriptors, never another child's pipe (which would
-/// keep that pipe open after its writer ended).
+/// with many servers open has many entries there.
+///
+/// A child gets its three descriptors and no other. The pipes made here are close-on-exec,
+/// so no child holds another child's pipe (which would keep that pipe open after its writer
+/// ended). On Linux that is not enough: SwiftNIO accepts connections without close-on-exec,
+/// and a child holding a server's accepted socket keeps the connection open after the
+/// server closed it (its client sees no end until the child exits, as a WebSocket client
+/// beside a 60-second `nghttp` did). So the child closes every descriptor past 2
+/// (`closeTheRest`); Darwin's spawn flag does the same there.
 public final class ChildProcess: @unchecked Sendable {
     /// Where a standard stream goes.
     public enum Stream {
@@ -47,8 +53,7 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         #if canImport(Darwin)
-        // Only the three descriptors below reach the child (Linux: every descriptor this
-        // process makes is close-on-exec, NIO's sockets and the pipes here alike).
+        // Only the three descriptors below reach the child.
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_CLOEXEC_DEFAULT))
         #endif
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -67,6 +72,9 @@ public final class ChildProcess: @unchecked Sendable {
                 parentEnds.append(FileHandle(fileDescriptor: parentEnd, closeOnDealloc: true))
             }
         }
+        #if canImport(Glibc)
+        Self.closeTheRest(&actions)
+        #endif
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
@@ -81,6 +89,23 @@ public final class ChildProcess: @unchecked Sendable {
         standardOutput = parentEnds[1]
         standardError = parentEnds[2]
     }
+
+    #if canImport(Glibc)
+    /// Has the child close every descriptor past 2 once its three are in place: glibc's
+    /// `posix_spawn_file_actions_addclosefrom_np` (2.34 and later; Swift's Glibc module does
+    /// not declare it, so it is looked up), else a close for each descriptor open now.
+    private static func closeTheRest(_ actions: inout posix_spawn_file_actions_t) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        if let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np"),
+           unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3) == 0 {
+            return
+        }
+        // A descriptor closed before the spawn is skipped there: glibc ignores EBADF for it.
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+            if let fd = Int32(name), fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
+        }
+    }
+    #endif
 
     /// A write to a pipe whose reader is gone fails with `EPIPE` instead of ending the process.
     private static let ignoreSIGPIPE: Void = ignoreBrokenPipes()
