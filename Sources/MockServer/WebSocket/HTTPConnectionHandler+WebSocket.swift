@@ -36,7 +36,8 @@ extension HTTPConnectionHandler {
     }
 
     /// Writes the 101, then swaps the HTTP handlers for the WebSocket's: NIO's frame
-    /// decoder (bounded by the request body limit) and encoder, and the `WebSocketHandler`.
+    /// decoder (bounded by the request body limit) and the `WebSocketHandler`, which writes
+    /// its frames as bytes itself (`ServerFrame`).
     /// Bytes the HTTP decoder read past the request's head go to the frame decoder.
     private func takeOver(_ plan: ResponsePlan, accept: String, for head: HTTPRequestHead, exchange: Exchange, context: ChannelHandlerContext) {
         guard context.channel.isActive else {
@@ -69,7 +70,7 @@ extension HTTPConnectionHandler {
             let channel = context.channel
             let pipeline = context.pipeline.syncOperations
             do {
-                try pipeline.addHandlers([ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: maxFrameSize)), WebSocketFrameEncoder(), socket],
+                try pipeline.addHandlers([ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: maxFrameSize)), socket],
                                          position: .last)
                 let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
                 handler.clock.map { pipeline.removeHandler($0, promise: nil) }

@@ -28,7 +28,8 @@ import NIOWebSocket
 /// handler's do: `Benchmarks/README.md`, "Streams", has what the checks cost per echo.
 final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
-    typealias OutboundOut = WebSocketFrame
+    /// Frames go out as bytes made here (`ServerFrame`), one buffer each.
+    typealias OutboundOut = ByteBuffer
 
     @exclusivity(unchecked) private var conversation: WebSocketConversation
     private let exchange: Exchange
@@ -220,7 +221,7 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .sendMalformedFrame:
             guard !closeSent else { return }
             // FIN and the reserved opcode 0x3, empty: `WebSocketConversation.malformedFrame`.
-            write(WebSocketFrame(fin: true, opcode: WebSocketOpcode(encodedWebSocketOpcode: 0x3)!, data: context.channel.allocator.buffer(capacity: 0)))
+            write(context.channel.allocator.buffer(bytes: WebSocketConversation.malformedFrame))
             exchange.record(.sent, .malformed, note: "reserved opcode 0x3")
         case .stall(let until):
             exchange.record(.sent, .stall, note: until.map { "until \(Int(($0 * 1000).rounded())) ms after the opening" } ?? "for ever")
@@ -239,16 +240,16 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
         switch frame {
         // A frame the client was dropped for instead is not in the transcript.
         case .text(let text):
-            guard write(WebSocketFrame(fin: true, opcode: .text, data: allocator.buffer(string: text))) else { return }
+            guard write(ServerFrame.text(allocator, text)) else { return }
             exchange.record(.sent, .text, size: text.utf8.count, payload: { Data(text.utf8.prefix(StreamTranscript.payloadLimit)) })
         case .binary(let bytes):
-            guard write(WebSocketFrame(fin: true, opcode: .binary, data: allocator.buffer(data: bytes))) else { return }
+            guard write(ServerFrame.bytes(allocator, opcode: .binary, bytes)) else { return }
             exchange.record(.sent, .binary, payload: bytes)
         case .ping(let bytes):
-            guard write(WebSocketFrame(fin: true, opcode: .ping, data: allocator.buffer(data: bytes.prefix(125)))) else { return }
+            guard write(ServerFrame.bytes(allocator, opcode: .ping, bytes.prefix(125))) else { return }
             exchange.record(.sent, .ping, payload: bytes)
         case .pong(let bytes):
-            guard write(WebSocketFrame(fin: true, opcode: .pong, data: allocator.buffer(data: bytes.prefix(125)))) else { return }
+            guard write(ServerFrame.bytes(allocator, opcode: .pong, bytes.prefix(125))) else { return }
             exchange.record(.sent, .pong, payload: bytes)
         }
     }
@@ -257,20 +258,22 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func writeClose(code: UInt16?, reason: String) {
         guard !closeSent, let context else { return }
         closeSent = true
-        var payload = context.channel.allocator.buffer(capacity: 2 + reason.utf8.count)
         var note = "no code"
+        var kept = ""
         if let code {
-            payload.writeInteger(code)
             // A control frame carries at most 125 bytes: the reason is cut at a character.
-            var kept = ""
             for character in reason {
                 guard kept.utf8.count + String(character).utf8.count <= 123 else { break }
                 kept.append(character)
             }
-            payload.writeString(kept)
             note = Self.note(code: code, reason: kept)
         }
-        write(WebSocketFrame(fin: true, opcode: .connectionClose, data: payload))
+        let size = code == nil ? 0 : 2 + kept.utf8.count
+        write(ServerFrame.make(context.channel.allocator, opcode: .connectionClose, size: size) { payload in
+            guard let code else { return }
+            payload.writeInteger(code)
+            payload.writeString(kept)
+        })
         exchange.record(.sent, .close, note: note)
     }
 
@@ -280,10 +283,10 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// `closeConnection` waits for the frames written with one write behind them.
     /// Whether the frame was written (not: the connection is gone, or was dropped for it).
     @discardableResult
-    private func write(_ frame: WebSocketFrame) -> Bool {
+    private func write(_ frame: ByteBuffer) -> Bool {
         guard let context, !ended else { return false }
         if !context.channel.isWritable {
-            let size = frame.length
+            let size = frame.readableBytes
             guard bytesWhileUnwritable + size <= maxQueuedBytes else {
                 logger.debug("a WebSocket client stopped reading; dropped", metadata: ["socket": "\(socket.id)"])
                 connectionGone(.closedWithoutEnd)
@@ -335,19 +338,15 @@ final class WebSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// takes does not keep the connection open. The stream ended properly when a close
     /// frame went out.
     ///
-    /// "Out" is an empty write made below the frame encoder, after every frame: a channel
-    /// completes writes in order, so it completes once those before it are written (TLS
-    /// keeps that order too, and its close sends close_notify after them).
+    /// "Out" is an empty write made after every frame: a channel completes writes in order,
+    /// so it completes once those before it are written (TLS keeps that order too, and its
+    /// close sends close_notify after them).
     private func closeConnection() {
         guard !ended, let context else { return }
         connectionGone(closeSent ? .finished : .closedWithoutEnd)
         let channel = context.channel
-        guard let encoder = try? context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self) else {
-            channel.close(promise: nil)
-            return
-        }
         let written = context.eventLoop.makePromise(of: Void.self)
-        encoder.writeAndFlush(NIOAny(channel.allocator.buffer(capacity: 0)), promise: written)
+        context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(capacity: 0)), promise: written)
         written.futureResult.assumeIsolated().whenComplete { _ in channel.close(promise: nil) }
         context.eventLoop.scheduleTask(in: Self.closeGrace) { channel.close(promise: nil) }
     }
