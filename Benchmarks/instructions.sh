@@ -15,7 +15,9 @@
 # --ws measures a WebSocket echo round trip instead (Benchmarks/ws_echo.py: 16 sockets, a
 # 32-byte text message sent and its echo read, one at a time): the mock playing
 # Benchmarks/scenarios/bench-echo.json against ws-floor (FLOOR_BINARY's default becomes
-# Benchmarks/.build/release/ws-floor), SwiftNIO's WebSocket server example made to echo.
+# Benchmarks/.build/release/ws-floor), SwiftNIO's WebSocket server example made to echo
+# (WS_FLOOR_LEAN=1 in the environment: the lean floor, which also writes each frame as one
+# buffer, as the mock does; Benchmarks/README.md, "Streams").
 # --cache adds callgrind's cache simulation (the machine's L1 instruction and data caches
 # and last level): misses per request beside the instructions, which is where a server
 # spends time its instruction count does not show. The warm-up is then 12,000 requests,

@@ -11,6 +11,12 @@
 //
 //   ws-floor            prints "Listening on http://127.0.0.1:PORT"; any path upgrades,
 //                       and a request that asks for no upgrade gets a 200 with an empty body.
+//
+// With WS_FLOOR_LEAN=1 in its environment it is the lean floor instead: it does what the
+// mock's own handler does beyond the example (each frame written as one buffer, its header
+// and payload, with no frame encoder in the pipeline; NIO's instance `unwrapInboundIn`
+// rather than the static one), so that the distance to it is what the mock's features cost
+// and nothing else (Benchmarks/README.md, "Streams").
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -45,6 +51,58 @@ final class EchoHandler: ChannelInboundHandler {
     }
 }
 
+/// The lean floor's echo: the same answers, each written as one buffer (FIN, the opcode, the
+/// payload's length in 7, 16 or 64 bits, no mask; RFC 6455 §5.2) from the frame encoder's
+/// place in the pipeline, so that the encoder, which the upgrade added, never sees it.
+final class LeanEchoHandler: ChannelInboundHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = ByteBuffer
+
+    private var closing = false
+    private var below: ChannelHandlerContext!
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        below = try! context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.opcode {
+        case .text, .binary, .continuation:
+            guard !closing else { return }
+            below.writeAndFlush(wrapOutboundOut(Self.frame(context, fin: frame.fin, frame.opcode, frame.unmaskedData)), promise: nil)
+        case .ping:
+            below.writeAndFlush(wrapOutboundOut(Self.frame(context, fin: true, .pong, frame.unmaskedData)), promise: nil)
+        case .connectionClose:
+            closing = true
+            var data = frame.unmaskedData
+            let code = data.readSlice(length: 2) ?? ByteBuffer()
+            below.writeAndFlush(wrapOutboundOut(Self.frame(context, fin: true, .connectionClose, code)))
+                .assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        default:
+            break
+        }
+    }
+
+    static func frame(_ context: ChannelHandlerContext, fin: Bool, _ opcode: WebSocketOpcode, _ payload: ByteBuffer) -> ByteBuffer {
+        let size = payload.readableBytes
+        var buffer = context.channel.allocator.buffer(capacity: 10 + size)
+        buffer.writeInteger((fin ? 0x80 : 0) | UInt8(webSocketOpcode: opcode))
+        if size <= 125 {
+            buffer.writeInteger(UInt8(size))
+        } else if size <= Int(UInt16.max) {
+            buffer.writeInteger(UInt8(126))
+            buffer.writeInteger(UInt16(size))
+        } else {
+            buffer.writeInteger(UInt8(127))
+            buffer.writeInteger(UInt64(size))
+        }
+        var payload = payload
+        buffer.writeBuffer(&payload)
+        return buffer
+    }
+}
+
 /// Answers a request that asks for no upgrade: 200, empty, keep-alive (how instructions.sh
 /// sees that the server is up).
 final class PlainHandler: ChannelInboundHandler {
@@ -59,6 +117,7 @@ final class PlainHandler: ChannelInboundHandler {
     }
 }
 
+let lean = ProcessInfo.processInfo.environment["WS_FLOOR_LEAN"] == "1"
 let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 let bootstrap = ServerBootstrap(group: group)
     .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -68,7 +127,11 @@ let bootstrap = ServerBootstrap(group: group)
                 shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
                 upgradePipelineHandler: { channel, _ in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(EchoHandler())
+                        if lean {
+                            try channel.pipeline.syncOperations.addHandler(LeanEchoHandler())
+                        } else {
+                            try channel.pipeline.syncOperations.addHandler(EchoHandler())
+                        }
                         return true
                     }
                 })
