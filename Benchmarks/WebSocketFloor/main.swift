@@ -14,7 +14,7 @@
 //
 // With WS_FLOOR_LEAN=1 in its environment it is the lean floor instead: it does what the
 // mock's own handler does beyond the example (each frame written as one buffer, its header
-// and payload, with no frame encoder in the pipeline; NIO's instance `unwrapInboundIn`
+// and payload, past NIO's frame encoder, from the encoder's place; NIO's instance `unwrapInboundIn`
 // rather than the static one), so that the distance to it is what the mock's features cost
 // and nothing else (Benchmarks/README.md, "Streams").
 import Foundation

@@ -93,18 +93,21 @@ public final class ChildProcess: @unchecked Sendable {
     #if canImport(Glibc)
     /// Has the child close every descriptor past 2 once its three are in place: glibc's
     /// `posix_spawn_file_actions_addclosefrom_np` (2.34 and later; Swift's Glibc module does
-    /// not declare it, so it is looked up), else a close for each descriptor open now.
+    /// not declare it, so it is looked up once), else a close for every number from 3 to 256
+    /// past the highest descriptor open now: one a server accepts between the listing and
+    /// the spawn takes a low free number, and a close of a number not open is skipped
+    /// there (glibc ignores EBADF for it).
     private static func closeTheRest(_ actions: inout posix_spawn_file_actions_t) {
-        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-        if let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np"),
-           unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3) == 0 {
-            return
-        }
-        // A descriptor closed before the spawn is skipped there: glibc ignores EBADF for it.
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
-            if let fd = Int32(name), fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
-        }
+        if let closeFrom, closeFrom(&actions, 3) == 0 { return }
+        let open = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }
+        for fd in 3...((open.max() ?? 1024) + 256) { posix_spawn_file_actions_addclose(&actions, fd) }
     }
+
+    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np`, when the C library has it.
+    private static let closeFrom: CloseFrom? = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np")
+        .map { unsafeBitCast($0, to: CloseFrom.self) }
     #endif
 
     /// A write to a pipe whose reader is gone fails with `EPIPE` instead of ending the process.
