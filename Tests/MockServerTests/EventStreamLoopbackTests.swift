@@ -18,7 +18,8 @@ import FoundationNetworking
 ///
 /// Times: the events are due 0, 0.6 and 1.2 s after the head. A loaded machine delays
 /// arrivals but cannot bring them forward, so each event is checked to arrive no earlier
-/// than its time after the request was sent, and apart from the one before it.
+/// than its time after the request was sent, and apart from the one before it (read again,
+/// up to three times, when a held-up reader got two at once: `expectOneAtATime`).
 @Suite struct EventStreamLoopbackTests {
     static let stream = EventStream([.text("one", id: "1"), .text("two", id: "2", delay: 0.6), .text("three", id: "3", delay: 0.6)])
     static let encoded = stream.events.map { String(decoding: $0.encoded, as: UTF8.self) }
@@ -29,19 +30,49 @@ import FoundationNetworking
         var reads: [(at: TimeInterval, text: String)] = []
         var text: String { reads.map(\.text).joined() }
 
-        /// Checks that each event came in a read of its own, no earlier than it was due.
-        func expectOneAtATime(_ sourceLocation: SourceLocation = #_sourceLocation) {
+        /// When each event was first seen whole.
+        var offsets: [TimeInterval] {
             var offsets: [TimeInterval] = []
             var seen = ""
             for read in reads {
                 seen += read.text
                 while offsets.count < encoded.count, seen.contains(encoded[offsets.count]) { offsets.append(read.at) }
             }
-            #expect(offsets.count == 3, "events seen: \(seen)", sourceLocation: sourceLocation)
+            return offsets
+        }
+
+        /// Every event came, each in a later read than the one before it.
+        var cameApart: Bool {
+            let offsets = offsets
+            return offsets.count == 3 && offsets[1] > offsets[0] && offsets[2] > offsets[1]
+        }
+
+        /// Checks that each event came in a read of its own, no earlier than it was due.
+        func expectOneAtATime(_ sourceLocation: SourceLocation = #_sourceLocation) {
+            let offsets = offsets
+            #expect(offsets.count == 3, "events seen: \(text)", sourceLocation: sourceLocation)
             guard offsets.count == 3 else { return }
             #expect(offsets[1] >= 0.55 && offsets[2] >= 1.15, "arrivals \(offsets)", sourceLocation: sourceLocation)
-            #expect(offsets[1] > offsets[0] && offsets[2] > offsets[1], "events arrived together: \(offsets)", sourceLocation: sourceLocation)
+            #expect(cameApart, "events arrived together: \(offsets)", sourceLocation: sourceLocation)
         }
+    }
+
+    /// Reads the stream with `read` until its events come apart, at most three times, and
+    /// checks the last reading (``Arrivals/expectOneAtATime(_:)``): a reader that a busy
+    /// machine holds up for more than the 0.6 s between two events reads both at once though
+    /// the server sent them apart (CI once saw events due at 0.6 and 1.2 s both read at
+    /// 4.1 s), while a server that sends them together, or holds them unflushed, does so
+    /// every time. Each reading's other checks are `read`'s own; the last reading is
+    /// returned.
+    @discardableResult
+    static func expectOneAtATime(_ sourceLocation: SourceLocation = #_sourceLocation,
+                                 _ read: () async throws -> Arrivals) async rethrows -> Arrivals {
+        var arrivals = try await read()
+        for _ in 1..<3 where !arrivals.cameApart && arrivals.offsets.count == 3 {
+            arrivals = try await read()
+        }
+        arrivals.expectOneAtATime(sourceLocation)
+        return arrivals
     }
 
     /// `tool` with `arguments`, its standard output read as it comes.
@@ -61,10 +92,12 @@ import FoundationNetworking
 
     @Test(.requires(.curl)) func curlReadsEachEventWhenItIsDueOverHTTP1() async throws {
         try await withServer(scenarios: [Self.scenario], scenario: "stream") { server in
-            let (status, arrivals) = try await Self.arrivals("curl", ["-sS", "-N", "--http1.1", "-m", "30", server.address.baseURL + "/events"])
-            #expect(status == 0)
-            arrivals.expectOneAtATime()
-            #expect(server.engine.journal.entries().first?.transcript?.ending?.how == .finished)
+            try await Self.expectOneAtATime {
+                let (status, arrivals) = try await Self.arrivals("curl", ["-sS", "-N", "--http1.1", "-m", "30", server.address.baseURL + "/events"])
+                #expect(status == 0)
+                return arrivals
+            }
+            #expect(server.engine.journal.entries().allSatisfy { $0.transcript?.ending?.how == .finished })
         }
     }
 
@@ -73,12 +106,15 @@ import FoundationNetworking
         let server = try await TestServer.start(scenarios: [Self.scenario], scenario: "stream", tls: TLSSettings(caDirectory: ca.directory))
         defer { Task { await server.stop() } }
         for version in ["--http2", "--http1.1"] {
-            let (status, arrivals) = try await Self.arrivals("curl", ["-sS", "-N", version, "-m", "30", "--cacert", ca.certificateURL.path,
-                                                                       server.address.baseURL + "/events"])
-            #expect(status == 0, "\(version)")
-            arrivals.expectOneAtATime()
+            try await Self.expectOneAtATime {
+                let (status, arrivals) = try await Self.arrivals("curl", ["-sS", "-N", version, "-m", "30", "--cacert", ca.certificateURL.path,
+                                                                           server.address.baseURL + "/events"])
+                #expect(status == 0, "\(version)")
+                return arrivals
+            }
         }
-        #expect(server.engine.journal.entries().map { $0.transcript?.ending?.how } == [.finished, .finished])
+        let endings = server.engine.journal.entries().map { $0.transcript?.ending?.how }
+        #expect(endings.count >= 2 && endings.allSatisfy { $0 == .finished }, "\(endings)")
     }
 
     @Test(.requires(.curl), arguments: ["--http1.1", "--http2"])
@@ -86,11 +122,14 @@ import FoundationNetworking
         let server = try await ForwardProxyTests.start(scenario: Self.scenario)
         defer { Task { await server.stop() } }
         let proxy = try #require(server.address.proxyURL)
-        let (status, arrivals) = try await Self.arrivals("curl", ["-sS", "-N", version, "-m", "30", "-x", proxy,
-                                                                   "--cacert", try await TestCA.trusted().certificateURL.path,
-                                                                   "https://market-training.yagom-academy.kr/events"])
-        #expect(status == 0)
-        arrivals.expectOneAtATime()
+        let ca = try await TestCA.trusted()
+        try await Self.expectOneAtATime {
+            let (status, arrivals) = try await Self.arrivals("curl", ["-sS", "-N", version, "-m", "30", "-x", proxy,
+                                                                       "--cacert", ca.certificateURL.path,
+                                                                       "https://market-training.yagom-academy.kr/events"])
+            #expect(status == 0)
+            return arrivals
+        }
         let entry = try #require(server.engine.journal.entries().first { $0.request.path == "/events" })
         #expect(entry.request.host == "market-training.yagom-academy.kr")
         #expect(entry.transcript?.ending?.how == .finished)
@@ -180,12 +219,13 @@ import FoundationNetworking
 
     @Test func aURLSessionDataDelegateGetsOneDidReceivePerEvent() async throws {
         try await withServer(scenarios: [Self.scenario], scenario: "stream") { server in
-            let delegate = Delegate()
-            let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
-            defer { session.invalidateAndCancel() }
-            session.dataTask(with: server.url("/events")).resume()
-            let arrivals = await delegate.end()
-            arrivals.expectOneAtATime()
+            let arrivals = await Self.expectOneAtATime {
+                let delegate = Delegate()
+                let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
+                defer { session.invalidateAndCancel() }
+                session.dataTask(with: server.url("/events")).resume()
+                return await delegate.end()
+            }
             #expect(arrivals.reads.count == 3, "\(arrivals.reads.map(\.text))")
         }
     }
@@ -213,19 +253,20 @@ import FoundationNetworking
 
     @Test func aNIOClientGetsEachEventAsABodyPartWhenItIsDue() async throws {
         try await withServer(scenarios: [Self.scenario], scenario: "stream") { server in
-            let group = MultiThreadedEventLoopGroup.singleton
-            let ended = group.next().makePromise(of: Arrivals.self)
-            let collector = BodyCollector(ended: ended)
-            let channel = try await ClientBootstrap(group: group).channelInitializer { channel in
-                channel.pipeline.addHTTPClientHandlers().flatMap { channel.pipeline.addHandler(collector) }
-            }.connect(host: "127.0.0.1", port: server.port).get()
-            defer { channel.close(promise: nil) }
-            var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/events")
-            head.headers.add(name: "Host", value: "127.0.0.1:\(server.port)")
-            channel.write(HTTPClientRequestPart.head(head), promise: nil)
-            try await channel.writeAndFlush(HTTPClientRequestPart.end(nil)).get()
-            let arrivals = try await ended.futureResult.get()
-            arrivals.expectOneAtATime()
+            _ = try await Self.expectOneAtATime {
+                let group = MultiThreadedEventLoopGroup.singleton
+                let ended = group.next().makePromise(of: Arrivals.self)
+                let collector = BodyCollector(ended: ended)
+                let channel = try await ClientBootstrap(group: group).channelInitializer { channel in
+                    channel.pipeline.addHTTPClientHandlers().flatMap { channel.pipeline.addHandler(collector) }
+                }.connect(host: "127.0.0.1", port: server.port).get()
+                defer { channel.close(promise: nil) }
+                var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/events")
+                head.headers.add(name: "Host", value: "127.0.0.1:\(server.port)")
+                channel.write(HTTPClientRequestPart.head(head), promise: nil)
+                try await channel.writeAndFlush(HTTPClientRequestPart.end(nil)).get()
+                return try await ended.futureResult.get()
+            }
         }
     }
 }
